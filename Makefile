@@ -1,0 +1,47 @@
+# Skyline. The README's two commands: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+.PHONY: run test lint typecheck schema bench clean install install-dev
+
+$(VENV)/.ok-run: pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Skyline needs Python 3.11+"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+$(VENV)/.ok-dev: pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Skyline needs Python 3.11+"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $@ $(VENV)/.ok-run
+
+install: $(VENV)/.ok-run
+install-dev: $(VENV)/.ok-dev
+
+## Start the server on the embedded store (no Redis needed).
+run: $(VENV)/.ok-run
+	$(VENV)/bin/skyline serve
+
+## Install dev dependencies and run every check and test.
+test: $(VENV)/.ok-dev
+	@$(PY) tests/redis_notice.py
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy --strict service/games service/store
+	$(VENV)/bin/pytest -n auto -q $(PYTEST_ARGS)
+
+lint: $(VENV)/.ok-dev
+	$(VENV)/bin/ruff check .
+
+typecheck: $(VENV)/.ok-dev
+	$(VENV)/bin/mypy --strict service/games service/store
+
+bench: $(VENV)/.ok-dev
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

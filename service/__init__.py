@@ -1,0 +1,1 @@
+"""Skyline: a stateless game service for city-building board games."""
