@@ -1,0 +1,1 @@
+"""Benchmarks. Each module runs with `python -m bench.<name>` and prints medians and ratios."""
