@@ -1,0 +1,155 @@
+"""Wire models of the service layer: what REST and GraphQL send and receive.
+
+JSON field names are camelCase (``matchId``); Python attributes stay snake_case. Input models
+forbid unknown fields. The per-game parts -- a seat's ``view`` and the ``moves``/``action``
+values -- hold the engine's own objects (``engine.View`` instances, ``engine.Action`` values);
+``service.api.openapi`` replaces those ``Any`` fields with the union of the registered engines'
+types, so the published schema is typed although these classes are game-agnostic.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from service.games.base import JSON, Result, WireInt
+
+MAX_SEED = 2**53 - 1
+"""Seeds stay within the integers a JavaScript client represents exactly."""
+
+
+_REFUSE_BOOL = get_args(WireInt)[1]
+# ``Annotated[WireInt, Field(ge=...)]`` validates but renders a non-standard ``ge`` key in
+# JSON Schema (the bool-refusing validator runs before the integer schema); putting the
+# bounds first gives standard ``minimum``/``maximum``.
+PlayerCount = Annotated[int, Field(ge=1, le=16), _REFUSE_BOOL]
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED), _REFUSE_BOOL]
+SeatNumber = Annotated[int, Field(ge=0, le=15), _REFUSE_BOOL]
+Version = Annotated[int, Field(ge=0), _REFUSE_BOOL]
+
+
+class WireModel(BaseModel):
+    """Output models: camelCase on the wire, every field present in responses."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        json_schema_serialization_defaults_required=True,
+    )
+
+    def to_json(self) -> dict[str, JSON]:
+        """The JSON form sent to clients (camelCase, engine values included)."""
+        dumped: dict[str, JSON] = self.model_dump(mode="json", by_alias=True)
+        return dumped
+
+
+class InputModel(BaseModel):
+    """Input models: camelCase on the wire, unknown fields refused."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class GameInfo(WireModel):
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    options_schema: dict[str, Any] = Field(
+        description="JSON Schema of the game's options (every option has a default)."
+    )
+
+
+class CreateMatchRequest(InputModel):
+    game: str = Field(description="A game id from GET /v1/games.")
+    players: PlayerCount = Field(
+        description="Number of seats, within the game's minPlayers..maxPlayers."
+    )
+    options: dict[str, Any] | None = Field(
+        default=None, description="The game's options (see optionsSchema); omitted: defaults."
+    )
+    seed: Seed | None = Field(
+        default=None, description="Seed of the match's randomness; omitted: a random one."
+    )
+    bots: list[SeatNumber] | None = Field(
+        default=None,
+        description="Seats played by the built-in random bot; they get no token.",
+        max_length=16,
+    )
+
+
+class SeatToken(WireModel):
+    seat: int
+    token: str = Field(description="Secret bearer token of this seat. Shown only once.")
+
+
+class CreateMatchResponse(WireModel):
+    match_id: str
+    game: str
+    version: int
+    seats: list[SeatToken] = Field(description="One token per human seat.")
+
+
+class MatchState(WireModel):
+    match_id: str
+    game: str
+    version: int
+    status: Literal["active", "finished"]
+    seat: int | None = Field(description="The caller's seat; null for a spectator.")
+    active_seats: list[int] = Field(description="Seats that may act now.")
+    view: Any = Field(description="What the caller may see (the game's View).")
+    result: Result | None = Field(description="Final scores once the match is finished.")
+
+
+class LegalMoves(WireModel):
+    match_id: str
+    version: int
+    seat: int | None = Field(description="The caller's seat; null for a spectator (no moves).")
+    moves: list[Any] = Field(description="Every legal move, postable verbatim as `action`.")
+
+
+class ActRequest(InputModel):
+    action: dict[str, Any] = Field(description="One of the moves from legal-moves.")
+    expected_version: Version | None = Field(
+        default=None, description="Act only if the match is still at this version (else 409)."
+    )
+
+
+class EventOut(WireModel):
+    kind: str
+    data: dict[str, Any] = Field(description="The event's fields as the caller may see them.")
+
+
+class ActResponse(WireModel):
+    match_id: str
+    version: int = Field(description="The version the caller's action created.")
+    events: list[EventOut]
+    state: MatchState = Field(description="The caller's view after the action.")
+
+
+class LogEntryOut(WireModel):
+    version: int
+    seat: int | None = Field(description="The seat that acted (null: none, e.g. setup).")
+    action: Any | None = Field(description="The action, only for the caller's own moves.")
+    events: list[EventOut]
+
+
+class LogPage(WireModel):
+    match_id: str
+    entries: list[LogEntryOut]
+    latest_version: int
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details, with a stable machine-readable ``code``."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow"
+    )
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    code: str
+    current_version: int | None = None

@@ -1,0 +1,116 @@
+"""The bytes the service layer keeps in the store: one match record and one log entry per
+version. The store treats both as opaque; this module is their only reader and writer.
+
+Record: a compact JSON header, a newline, then the engine's own ``dumps`` bytes. Keeping the
+idempotency keys in the header means they are written by the same compare-and-set as the move
+they belong to, so a retried request can never act twice.
+
+Log entry: compact JSON ``{"s": seat, "a": action, "e": [[kind, public, {seat: private}]]}``;
+the API filters it per seat with ``Event.for_seat``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from service.games.base import JSON, Event
+
+MAX_IDEMPOTENCY_KEYS = 32
+"""Recent Idempotency-Keys remembered per match (oldest forgotten first)."""
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotentResult:
+    key: str
+    """Digest of (seat, Idempotency-Key)."""
+    version: int
+    action: str
+    """Digest of the action first posted with that key."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    game: str
+    players: int
+    options: dict[str, JSON] | None
+    seed: int
+    tokens: tuple[str | None, ...]
+    """Token digest per seat; None for a bot seat."""
+    state: bytes
+    finished: bool = False
+    bots: tuple[int, ...] = ()
+    idempotency: tuple[IdempotentResult, ...] = ()
+    created: int = 0
+    updated: int = 0
+
+    def remember(self, result: IdempotentResult) -> MatchRecord:
+        kept = (*self.idempotency, result)[-MAX_IDEMPOTENCY_KEYS:]
+        return replace(self, idempotency=kept)
+
+    def recall(self, key: str) -> IdempotentResult | None:
+        for result in self.idempotency:
+            if result.key == key:
+                return result
+        return None
+
+    def encode(self) -> bytes:
+        header = {
+            "g": self.game,
+            "n": self.players,
+            "o": self.options,
+            "s": self.seed,
+            "t": list(self.tokens),
+            "f": self.finished,
+            "b": list(self.bots),
+            "i": [[r.key, r.version, r.action] for r in self.idempotency],
+            "c": self.created,
+            "u": self.updated,
+        }
+        return _compact(header) + b"\n" + self.state
+
+    @classmethod
+    def decode(cls, data: bytes) -> MatchRecord:
+        raw_header, _, state = data.partition(b"\n")
+        header = json.loads(raw_header)
+        return cls(
+            game=header["g"],
+            players=header["n"],
+            options=header["o"],
+            seed=header["s"],
+            tokens=tuple(header["t"]),
+            state=state,
+            finished=header["f"],
+            bots=tuple(header["b"]),
+            idempotency=tuple(IdempotentResult(k, v, a) for k, v, a in header["i"]),
+            created=header["c"],
+            updated=header["u"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    seat: int | None
+    action: JSON
+    events: tuple[Event, ...]
+
+    def encode(self) -> bytes:
+        events = [
+            [e.kind, dict(e.public), {str(s): dict(p) for s, p in e.private.items()}]
+            for e in self.events
+        ]
+        return _compact({"s": self.seat, "a": self.action, "e": events})
+
+    @classmethod
+    def decode(cls, data: bytes) -> LogRecord:
+        raw = json.loads(data)
+        events = tuple(
+            Event(kind, public, {int(s): p for s, p in private.items()})
+            for kind, public, private in raw["e"]
+        )
+        return cls(seat=raw["s"], action=raw["a"], events=events)
