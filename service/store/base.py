@@ -4,11 +4,23 @@ The store knows nothing of games: a record and a log entry are opaque bytes writ
 service layer. A match starts at version 0 with ``create``; every successful
 ``compare_and_set`` advances the version by exactly one and appends exactly one log entry
 numbered with the new version, atomically, so the version history can never fork or skip.
+
+Write ids ("did my write land?")
+--------------------------------
+A write whose reply is lost (connection dropped after the server ran it) has an unknown
+outcome. Every ``compare_and_set`` therefore carries a *write id* (the caller's, or a fresh
+random one when the caller passes none), stored with the log entry. The CAS is idempotent per
+``(expected_version, write_id)``: if version ``expected_version + 1`` already exists and its
+log entry carries the same write id, the call returns True without writing again. The stores
+use this to retry internally after a lost reply, and a caller that got ``StoreUnavailable``
+(outcome unknown) can ask again later with the same arguments -- it gets True exactly when
+its write is in the log, once, and never applies twice. ``create`` works the same way with
+its ``write_id``. ``LogEntry.write_id`` exposes the id, so the log can be searched too.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,18 +34,33 @@ class MatchExists(KeyError):
 
 
 class StoreUnavailable(ConnectionError):
-    """The backing store cannot be reached now; the caller may retry later (HTTP 503)."""
+    """The backing store cannot be reached now; the caller may retry later (HTTP 503).
+
+    For a write this means *outcome unknown*: repeat the same call (same ``write_id``) to
+    learn whether it landed; the write ids make that repeat safe."""
 
 
 @dataclass(frozen=True, slots=True)
 class LogEntry:
+    """One log entry: the version it created, the caller's bytes and the write id."""
+
     version: int
     data: bytes
+    write_id: str | None = None
 
 
 class MatchStore(Protocol):
-    async def create(self, match_id: str, record: bytes, ttl_seconds: int | None = None) -> None:
-        """Store a new match at version 0. Raises ``MatchExists``."""
+    async def create(
+        self,
+        match_id: str,
+        record: bytes,
+        ttl_seconds: int | None = None,
+        *,
+        write_id: str | None = None,
+    ) -> None:
+        """Store a new match at version 0 with an empty log. Raises ``MatchExists`` -- unless
+        the match was created by a call with the same non-empty ``write_id`` (a retry whose
+        first reply was lost), which then succeeds without writing again."""
 
     async def load(self, match_id: str) -> tuple[int, bytes]:
         """``(version, record)``. Raises ``MatchNotFound``."""
@@ -45,18 +72,25 @@ class MatchStore(Protocol):
         record: bytes,
         entry: bytes,
         ttl_seconds: int | None = None,
+        *,
+        write_id: str | None = None,
     ) -> bool:
         """If the stored version is ``expected_version``: store ``record`` as version
         ``expected_version + 1``, append ``entry`` to the log under that version, set the
         TTL (``None``: keep forever) and return True -- all or nothing. Otherwise change
-        nothing and return False. Raises ``MatchNotFound``."""
+        nothing and return False -- except when version ``expected_version + 1`` was written
+        by this very ``write_id`` (see the module docstring): then True, nothing written.
+        Raises ``MatchNotFound``; ``StoreUnavailable`` means the outcome is unknown."""
 
     async def log(self, match_id: str, after: int = 0) -> list[LogEntry]:
         """Log entries with ``version > after``, in order. Raises ``MatchNotFound``."""
 
-    def watch(self, match_id: str, after: int) -> AsyncIterator[int]:
+    def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
         """Yield every version > ``after`` as it is written, in order, without gaps,
-        starting with those already written. Runs until the consumer stops iterating."""
+        starting with those already written. Raises ``MatchNotFound`` when the match does
+        not exist at the start; ends when the match disappears (expired). Runs until the
+        consumer stops iterating; ``aclose()`` it (e.g. in a ``finally``) to release the
+        connection it holds at once."""
 
     async def ping(self) -> bool:
         """True when the store answers (``/readyz``)."""

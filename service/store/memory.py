@@ -1,0 +1,170 @@
+"""``MemoryStore``: the embedded, in-process store (the zero-setup default).
+
+Same contract as the Redis store (``base.py``), for one process and one event loop:
+
+- Every operation runs without awaiting between its read and its write, so it is atomic
+  with respect to other tasks of the loop; no lock is needed for the data itself.
+- ``watch`` sleeps on an ``asyncio.Event`` that each write of the match sets and replaces
+  (no polling): a watcher takes the current event *before* it looks at the log, so a write
+  that lands between the look and the wait still wakes it.
+- TTLs are honoured against an injectable clock (``clock=``, seconds, monotonic), so tests
+  can move time forward instead of sleeping. Expired matches vanish on access and are swept
+  periodically so the process does not keep them.
+- ``round_trips`` counts operations, for parity with the Redis store's counter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field
+
+from .base import LogEntry, MatchExists, MatchNotFound
+
+__all__ = ["MemoryStore"]
+
+
+@dataclass(slots=True)
+class _Match:
+    version: int
+    record: bytes
+    create_id: str | None
+    expires_at: float | None
+    log: list[LogEntry] = field(default_factory=list)  # log[i].version == i + 1
+    # Set (and replaced) on every write and on deletion: wakes the watchers.
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class MemoryStore:
+    """In-process ``MatchStore``. ``clock`` returns seconds (``time.monotonic`` by default)."""
+
+    #: Sweep expired matches after this many creates.
+    SWEEP_EVERY = 256
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._matches: dict[str, _Match] = {}
+        self._creates_since_sweep = 0
+        self.round_trips = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _expires_at(self, ttl_seconds: int | None) -> float | None:
+        if ttl_seconds is None:
+            return None
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive or None")
+        return self._clock() + ttl_seconds
+
+    def _get(self, match_id: str) -> _Match | None:
+        match = self._matches.get(match_id)
+        if match is not None and match.expires_at is not None and match.expires_at <= self._clock():
+            self._drop(match_id, match)
+            return None
+        return match
+
+    def _require(self, match_id: str) -> _Match:
+        match = self._get(match_id)
+        if match is None:
+            raise MatchNotFound(match_id)
+        return match
+
+    def _drop(self, match_id: str, match: _Match) -> None:
+        del self._matches[match_id]
+        match.changed.set()  # watchers see the match gone and end
+
+    def _sweep(self) -> None:
+        now = self._clock()
+        for match_id, match in list(self._matches.items()):
+            if match.expires_at is not None and match.expires_at <= now:
+                self._drop(match_id, match)
+
+    def ttl(self, match_id: str) -> float | None:
+        """Seconds left before the match expires; None when it never does (test helper).
+        Raises ``MatchNotFound``."""
+        match = self._require(match_id)
+        return None if match.expires_at is None else match.expires_at - self._clock()
+
+    # -- the contract ----------------------------------------------------------------------
+
+    async def create(
+        self,
+        match_id: str,
+        record: bytes,
+        ttl_seconds: int | None = None,
+        *,
+        write_id: str | None = None,
+    ) -> None:
+        self.round_trips += 1
+        expires_at = self._expires_at(ttl_seconds)
+        existing = self._get(match_id)
+        if existing is not None:
+            if write_id and existing.create_id == write_id:
+                return
+            raise MatchExists(match_id)
+        self._creates_since_sweep += 1
+        if self._creates_since_sweep >= self.SWEEP_EVERY:
+            self._creates_since_sweep = 0
+            self._sweep()
+        self._matches[match_id] = _Match(0, bytes(record), write_id, expires_at)
+
+    async def load(self, match_id: str) -> tuple[int, bytes]:
+        self.round_trips += 1
+        match = self._require(match_id)
+        return match.version, match.record
+
+    async def compare_and_set(
+        self,
+        match_id: str,
+        expected_version: int,
+        record: bytes,
+        entry: bytes,
+        ttl_seconds: int | None = None,
+        *,
+        write_id: str | None = None,
+    ) -> bool:
+        self.round_trips += 1
+        expires_at = self._expires_at(ttl_seconds)
+        match = self._require(match_id)
+        if match.version != expected_version:
+            # Idempotent retry: version expected+1 written by this same write id.
+            return (
+                write_id is not None
+                and 0 <= expected_version < len(match.log)
+                and match.log[expected_version].write_id == write_id
+            )
+        new_version = expected_version + 1
+        match.version = new_version
+        match.record = bytes(record)
+        match.log.append(LogEntry(new_version, bytes(entry), write_id or uuid.uuid4().hex))
+        match.expires_at = expires_at
+        changed, match.changed = match.changed, asyncio.Event()
+        changed.set()
+        return True
+
+    async def log(self, match_id: str, after: int = 0) -> list[LogEntry]:
+        self.round_trips += 1
+        match = self._require(match_id)
+        return match.log[max(after, 0) :]
+
+    async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
+        match = self._require(match_id)
+        last = after
+        while True:
+            changed = match.changed  # taken before looking: no lost wake-up
+            current = self._get(match_id)
+            if current is not match:
+                return  # expired or gone (a re-created match is another history)
+            while last < match.version:
+                last += 1
+                yield last
+            if changed is match.changed:
+                await changed.wait()
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        """Nothing to release; the data stays (the store object may be reused)."""

@@ -1,0 +1,465 @@
+"""``RedisStore``: the match store on Redis, single node or Redis Cluster.
+
+Construction
+------------
+``RedisStore.from_url("redis://host:6379/0", prefix="skyline:")`` (``redis.asyncio.Redis``) or
+``RedisStore.from_cluster_nodes("h1:7000,h2:7001", prefix="skyline:")``
+(``redis.asyncio.cluster.RedisCluster``; any reachable node is enough to discover the rest).
+``RedisStore(client, prefix=...)`` wraps a client you built yourself.
+
+Keys (one hash slot per match)
+------------------------------
+``{prefix}match:{<id>}``      a hash: ``v`` version, ``r`` record, ``c`` create write id.
+``{prefix}match:{<id>}:log``  a stream: entry id ``<version>-0``, fields ``d`` (the entry
+                              bytes) and ``w`` (the write id).
+
+The braces are a Redis Cluster hash tag: both keys of a match hash to the slot of ``<id>``,
+so one Lua script may touch both on a cluster. The prefix therefore must not contain braces
+and a match id must not contain ``}``. Why a stream rather than a list: its entry ids *are*
+the versions, so ``XRANGE``/``XREAD`` resume from any version directly (``log(after)``, SSE
+``Last-Event-ID``) without index arithmetic, ``XREAD BLOCK`` gives watchers a wake-up on the
+very key that was written (also on a cluster: it is routed by key, unlike plain pub/sub), and
+``XADD`` with an explicit id refuses to go backwards -- a second guard against a forked log.
+
+Round trips
+-----------
+Every operation is one command: ``create``, ``compare_and_set`` and ``log`` are one
+``EVALSHA`` of a script (version check + record write + log append + TTL in one atomic
+step), ``load`` is one ``HMGET``. A script is sent in full (``EVAL``, which also caches it
+on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart.
+``round_trips`` counts every command this store sends (retries included);
+``script_loads`` counts the ``NOSCRIPT`` fallbacks. Topology refreshes the cluster client
+does by itself (``CLUSTER SLOTS`` after a failover, ``MOVED`` redirects) are not counted.
+
+Failures, retries and "did my write land?"
+------------------------------------------
+Connection errors, timeouts and the transient cluster states of a failover (``CLUSTERDOWN``,
+``TRYAGAIN``, ``READONLY``, ``LOADING``, slot not covered) are retried with exponential
+backoff and jitter for at most ``retry_budget`` seconds (default 2 s single node, 10 s
+cluster, enough to ride out a ~4 s primary failover); then ``StoreUnavailable`` is raised.
+A down single node fails fast: the connect timeout is short and the budget small.
+
+A retried write is safe because every write carries a write id (see ``base.py``): the
+caller's ``write_id=`` or a random one generated per call. If the script ran but its reply
+was lost, the retry finds version ``expected + 1`` in the log with the same write id and
+returns True -- the caller never sees False for a write that landed, and it is never applied
+twice. When even the retries fail (``StoreUnavailable``), the outcome is unknown; a caller
+that passed its own ``write_id`` (e.g. derived from the request's ``Idempotency-Key``) may
+repeat the call later with the same ``expected_version`` and ``write_id`` to learn it: True
+means it is in the log exactly once. ``create`` behaves the same with its ``write_id``.
+
+Durability caveat: Redis replicates asynchronously. A primary that crashes right after
+acknowledging a write may lose it if the replica had not received it yet; the promoted
+replica then continues from the previous version (never a fork: versions stay contiguous).
+On a local network the window is tiny; the fault tests measure it.
+
+Watch
+-----
+``watch`` reads the log with ``XREAD BLOCK`` from the last version it yielded, so it is
+ordered, gapless and resumable by construction, on a single node and on a cluster alike; a
+missed wake-up cannot lose a version because every read starts at the last one seen.
+Sharded pub/sub wake-ups would save one blocked connection per watcher on a cluster; they
+are left out until the watcher count calls for them.
+
+TTL
+---
+``ttl_seconds`` is per write (``create`` and ``compare_and_set``): both keys get the same
+``PEXPIRE``; ``None`` clears it (``PERSIST``), so a match that finished with a TTL and is
+written again without one stays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar, cast
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    ClusterError,
+    MasterDownError,
+    NoScriptError,
+    ReadOnlyError,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .base import LogEntry, MatchExists, MatchNotFound, StoreUnavailable
+
+__all__ = ["RedisStore"]
+
+T = TypeVar("T")
+Client = Redis | RedisCluster
+
+# Errors after which the same call may succeed shortly (server restarting, failover running).
+_TRANSIENT: tuple[type[Exception], ...] = (
+    RedisConnectionError,  # includes BusyLoadingError (LOADING after a restart)
+    RedisTimeoutError,
+    ClusterDownError,
+    ClusterError,
+    SlotNotCoveredError,
+    TryAgainError,
+    MasterDownError,
+    ReadOnlyError,  # a demoted primary answering before the client saw the new topology
+    BusyLoadingError,
+    RedisClusterException,  # "cannot be connected" while every node is restarting
+    OSError,
+)
+
+_CREATE = """
+local old = redis.call('HMGET', KEYS[1], 'v', 'c')
+if old[1] then
+  if ARGV[2] ~= '' and old[2] == ARGV[2] then return 1 end
+  return 0
+end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[1], 'v', 0, 'r', ARGV[1], 'c', ARGV[2])
+if ARGV[3] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return 1
+"""
+
+# Returns 1 written, 0 version mismatch, 2 already written by this write id, -1 no match.
+_CAS = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+v = tonumber(v)
+local expected = tonumber(ARGV[1])
+local nv = expected + 1
+if v ~= expected then
+  if v >= nv and nv > 0 then
+    local e = redis.call('XRANGE', KEYS[2], nv .. '-0', nv .. '-0')
+    if e[1] then
+      local f = e[1][2]
+      for i = 1, #f, 2 do
+        if f[i] == 'w' and f[i + 1] == ARGV[4] then return 2 end
+      end
+    end
+  end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', nv, 'r', ARGV[2])
+redis.call('XADD', KEYS[2], nv .. '-0', 'd', ARGV[3], 'w', ARGV[4])
+if ARGV[5] == '' then
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+return 1
+"""
+
+# Returns -1 when there is no match, else the raw XRANGE reply (possibly empty).
+_LOG = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+return redis.call('XRANGE', KEYS[2], ARGV[1], '+')
+"""
+
+
+class _Script:
+    """A Lua script run by EVALSHA; its SHA comes from ``register_script``."""
+
+    def __init__(self, client: Client, source: str) -> None:
+        self.source = source
+        self.sha: str = client.register_script(source).sha
+
+
+def _ttl_ms(ttl_seconds: int | None) -> str:
+    if ttl_seconds is None:
+        return ""
+    if ttl_seconds <= 0:
+        raise ValueError("ttl_seconds must be positive or None")
+    return str(ttl_seconds * 1000)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _version_of(stream_id: bytes | str) -> int:
+    return int(_text(stream_id).split("-", 1)[0])
+
+
+def _entry(stream_id: bytes | str, fields: Any) -> LogEntry:
+    """A log entry from an XRANGE/XREAD item (a dict from redis-py, a flat list from Lua)."""
+    if isinstance(fields, dict):
+        pairs = {_text(k): v for k, v in fields.items()}
+    else:
+        pairs = {_text(fields[i]): fields[i + 1] for i in range(0, len(fields), 2)}
+    write_id = pairs.get("w")
+    return LogEntry(
+        _version_of(stream_id),
+        bytes(pairs.get("d", b"")),
+        _text(write_id) if write_id else None,
+    )
+
+
+class RedisStore:
+    """``MatchStore`` on Redis. See the module docstring for keys, scripts and retries.
+
+    Attributes: ``round_trips`` (commands sent, retries included), ``script_loads``
+    (``NOSCRIPT`` fallbacks), ``is_cluster``, ``prefix``.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        prefix: str = "skyline:",
+        *,
+        retry_budget: float = 2.0,
+        backoff_base: float = 0.05,
+        backoff_cap: float = 0.5,
+        watch_block_ms: int = 2000,
+    ) -> None:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix must not contain braces (they are hash tags)")
+        self.client: Client = client
+        self.prefix = prefix
+        self.is_cluster = isinstance(client, RedisCluster)
+        self.retry_budget = retry_budget
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.watch_block_ms = watch_block_ms
+        self.round_trips = 0
+        self.script_loads = 0
+        self._create = _Script(client, _CREATE)
+        self._cas = _Script(client, _CAS)
+        self._log = _Script(client, _LOG)
+
+    # -- constructors ----------------------------------------------------------------------
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        prefix: str = "skyline:",
+        *,
+        retry_budget: float = 2.0,
+        connect_timeout: float = 0.5,
+        socket_timeout: float = 5.0,
+        max_connections: int | None = None,
+        **store_options: Any,
+    ) -> RedisStore:
+        """A store on one Redis server (``redis://``, ``rediss://``, ``unix://`` URLs)."""
+        client = Redis.from_url(
+            url,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=socket_timeout,
+            # Retries are ours (bounded by time, with backoff, counted).
+            retry=Retry(NoBackoff(), 0),
+            max_connections=max_connections,
+        )
+        return cls(client, prefix, retry_budget=retry_budget, **store_options)
+
+    @classmethod
+    def from_cluster_nodes(
+        cls,
+        nodes: str | Sequence[str],
+        prefix: str = "skyline:",
+        *,
+        retry_budget: float = 10.0,
+        connect_timeout: float = 0.5,
+        socket_timeout: float = 5.0,
+        password: str | None = None,
+        **store_options: Any,
+    ) -> RedisStore:
+        """A store on a Redis Cluster; ``nodes`` is ``"host:port,host:port"`` or a list."""
+        names = nodes.split(",") if isinstance(nodes, str) else list(nodes)
+        startup: list[ClusterNode] = []
+        for name in (n.strip() for n in names):
+            if not name:
+                continue
+            host, _, port = name.rpartition(":")
+            startup.append(ClusterNode(host or "127.0.0.1", int(port)))
+        if not startup:
+            raise ValueError("no cluster node given")
+        client = RedisCluster(
+            startup_nodes=startup,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=socket_timeout,
+            password=password,
+            # No client-side retry loop: ours has backoff and a time budget. The client
+            # still marks its topology stale after an error and reloads it on the next call.
+            retry=Retry(NoBackoff(), 0),
+        )
+        return cls(client, prefix, retry_budget=retry_budget, **store_options)
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def key(self, match_id: str) -> str:
+        """The hash key of a match."""
+        if "}" in match_id or not match_id:
+            raise ValueError("a match id must be non-empty and must not contain '}'")
+        return f"{self.prefix}match:{{{match_id}}}"
+
+    def log_key(self, match_id: str) -> str:
+        """The stream key of a match's log (same hash slot as ``key``)."""
+        return self.key(match_id) + ":log"
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
+        """Run ``op`` (one command), retrying transient failures with backoff and jitter
+        until ``retry_budget`` is spent; then ``StoreUnavailable``."""
+        deadline = time.monotonic() + self.retry_budget
+        delay = self.backoff_base
+        while True:
+            try:
+                return await op()
+            except _TRANSIENT as exc:
+                pause = delay * random.uniform(0.5, 1.0)
+                if time.monotonic() + pause > deadline:
+                    raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
+                await asyncio.sleep(pause)
+                delay = min(delay * 2, self.backoff_cap)
+
+    async def _command(self, *args: Any) -> Any:
+        self.round_trips += 1
+        return await self.client.execute_command(*args)
+
+    async def _run(self, script: _Script, keys: list[str], args: list[bytes | str]) -> Any:
+        async def attempt() -> Any:
+            self.round_trips += 1
+            try:
+                return await self.client.evalsha(script.sha, len(keys), *keys, *args)
+            except NoScriptError:
+                # Not cached on this server (first use, restart, failover to a fresh
+                # replica): EVAL sends the body once and caches it there.
+                self.round_trips += 1
+                self.script_loads += 1
+                return await self.client.eval(script.source, len(keys), *keys, *args)
+
+        return await self._retrying(attempt)
+
+    # -- the contract ----------------------------------------------------------------------
+
+    async def create(
+        self,
+        match_id: str,
+        record: bytes,
+        ttl_seconds: int | None = None,
+        *,
+        write_id: str | None = None,
+    ) -> None:
+        # Our own id when the caller gives none, so that our retry after a lost reply
+        # recognises its own create instead of reporting MatchExists.
+        token = write_id or uuid.uuid4().hex
+        keys = [self.key(match_id), self.log_key(match_id)]
+        result = await self._run(self._create, keys, [record, token, _ttl_ms(ttl_seconds)])
+        if int(result) != 1:
+            raise MatchExists(match_id)
+
+    async def load(self, match_id: str) -> tuple[int, bytes]:
+        key = self.key(match_id)
+        version, record = await self._retrying(lambda: self._command("HMGET", key, "v", "r"))
+        if version is None:
+            raise MatchNotFound(match_id)
+        return int(version), bytes(record)
+
+    async def compare_and_set(
+        self,
+        match_id: str,
+        expected_version: int,
+        record: bytes,
+        entry: bytes,
+        ttl_seconds: int | None = None,
+        *,
+        write_id: str | None = None,
+    ) -> bool:
+        token = write_id or uuid.uuid4().hex
+        keys = [self.key(match_id), self.log_key(match_id)]
+        args: list[bytes | str] = [
+            str(int(expected_version)),
+            record,
+            entry,
+            token,
+            _ttl_ms(ttl_seconds),
+        ]
+        result = int(await self._run(self._cas, keys, args))
+        if result == -1:
+            raise MatchNotFound(match_id)
+        return result in (1, 2)
+
+    async def log(self, match_id: str, after: int = 0) -> list[LogEntry]:
+        keys = [self.key(match_id), self.log_key(match_id)]
+        start = "-" if after < 0 else f"{after + 1}-0"
+        result = await self._run(self._log, keys, [start])
+        if isinstance(result, int):
+            raise MatchNotFound(match_id)
+        return [_entry(item[0], item[1]) for item in result]
+
+    async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
+        key, log_key = self.key(match_id), self.log_key(match_id)
+        exists = await self._retrying(lambda: self._command("EXISTS", key))
+        if not int(exists):
+            raise MatchNotFound(match_id)
+        last = max(after, 0)
+        while True:
+            cursor = f"{last}-0"
+            try:
+                reply = await self._retrying(
+                    lambda c=cursor: self._command(  # type: ignore[misc]
+                        "XREAD", "COUNT", 256, "BLOCK", self.watch_block_ms,
+                        "STREAMS", log_key, c,
+                    )
+                )
+            except ResponseError as exc:
+                # "UNBLOCKED": the server changed role (failover) under a blocked read.
+                if "UNBLOCKED" not in str(exc):
+                    raise
+                continue
+            versions = _xread_versions(reply)
+            if not versions:
+                # Idle: end when the match is gone (expired) so watchers do not linger.
+                exists = await self._retrying(lambda: self._command("EXISTS", key))
+                if not int(exists):
+                    return
+                continue
+            for version in versions:
+                if version <= last:
+                    continue
+                if version != last + 1:  # cannot happen: the CAS appends contiguously
+                    raise RuntimeError(f"log gap in {match_id}: {last} -> {version}")
+                last = version
+                yield version
+
+    async def ping(self) -> bool:
+        try:
+            self.round_trips += 1
+            return bool(await self.client.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def _xread_versions(reply: Any) -> list[int]:
+    """Stream versions from an XREAD reply (RESP2 list or RESP3 map; one stream)."""
+    if not reply:
+        return []
+    streams = reply.values() if isinstance(reply, dict) else [item[1] for item in reply]
+    versions: list[int] = []
+    for entries in streams:
+        # RESP3 maps come as {key: [entries]} or {key: [[entries]]} depending on parser.
+        items = cast(list[Any], entries)
+        if items and isinstance(items[0], list) and items[0] and isinstance(items[0][0], list):
+            items = items[0]
+        for item in items:
+            versions.append(_version_of(item[0]))
+    return versions

@@ -1,0 +1,119 @@
+"""The store under test, parametrized over every backend: memory, Redis, Redis Cluster.
+
+``backend`` gives the store plus what a contract test needs beyond the contract: reading a
+match's TTL and making a match expire now (memory: a fake clock; Redis: PEXPIRE)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+
+
+@dataclass
+class FakeClock:
+    """Seconds that move only when a test says so."""
+
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Backend:
+    name: str
+    store: MemoryStore | RedisStore
+    clock: FakeClock | None = None
+    where: str | None = None
+    extra: list[RedisStore] = field(default_factory=list)
+
+    async def ttl(self, match_id: str) -> list[float | None]:
+        """Seconds left on each key of the match (None: no expiry); memory: one value."""
+        if isinstance(self.store, MemoryStore):
+            return [self.store.ttl(match_id)]
+        client = self.store.client
+        result: list[float | None] = []
+        for key in (self.store.key(match_id), self.store.log_key(match_id)):
+            pttl = int(await client.pttl(key))
+            if pttl == -2:  # no such key (a log before the first write)
+                continue
+            result.append(None if pttl == -1 else pttl / 1000)
+        return result
+
+    async def expire_now(self, match_id: str) -> None:
+        """Make the match expire as its TTL would."""
+        if isinstance(self.store, MemoryStore):
+            assert self.clock is not None
+            ttl = self.store.ttl(match_id)
+            assert ttl is not None, "expire_now needs a match with a TTL"
+            self.clock.advance(ttl + 0.001)
+            return
+        client = self.store.client
+        keys = (self.store.key(match_id), self.store.log_key(match_id))
+        for key in keys:
+            await client.pexpire(key, 1)
+        async with asyncio.timeout(10):  # the server expires keys on access after 1 ms
+            while any([await client.exists(key) for key in keys]):
+                await asyncio.sleep(0.005)
+
+    def another_store(self) -> MemoryStore | RedisStore:
+        """A second store object with its own connections on the same data (another replica
+        of the service); closed with the backend."""
+        if isinstance(self.store, MemoryStore):
+            return self.store  # one process: the object is the shared state
+        assert self.where is not None
+        if self.store.is_cluster:
+            other = RedisStore.from_cluster_nodes(self.where, prefix=self.store.prefix)
+        else:
+            other = RedisStore.from_url(self.where, prefix=self.store.prefix)
+        self.extra.append(other)
+        return other
+
+
+BACKENDS = [
+    "memory",
+    pytest.param("redis", marks=pytest.mark.redis),
+    pytest.param("cluster", marks=pytest.mark.redis),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend_spec(request: pytest.FixtureRequest) -> tuple[str, str | None, str | None]:
+    """(backend name, connection string, key prefix); resolves only what it needs."""
+    name: str = request.param
+    if name == "redis":
+        return name, request.getfixturevalue("redis_url"), request.getfixturevalue("redis_prefix")
+    if name == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        return name, cluster.nodes_arg, request.getfixturevalue("redis_cluster_prefix")
+    return name, None, None
+
+
+@pytest.fixture
+async def backend(backend_spec: tuple[str, str | None, str | None]) -> AsyncIterator[Backend]:
+    name, where, prefix = backend_spec
+    if name == "memory":
+        clock = FakeClock()
+        yield Backend(name, MemoryStore(clock=clock), clock)
+        return
+    assert where is not None and prefix is not None
+    if name == "redis":
+        store = RedisStore.from_url(where, prefix=prefix)
+    else:
+        store = RedisStore.from_cluster_nodes(where, prefix=prefix)
+    backend = Backend(name, store, where=where)
+    try:
+        yield backend
+    finally:
+        for other in backend.extra:
+            await other.close()
+        await store.close()
