@@ -51,3 +51,6 @@ def all() -> list[Engine[Any]]:
 
 def ids() -> list[str]:
     return list(_REGISTRY)
+
+
+register("ny1901", "service.games.ny1901:ENGINE")

@@ -1,0 +1,244 @@
+"""The New York 1901 engine object (the contract of ``service/games/base.py``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .. import rng
+from ..base import GAME_OVER, NOT_YOUR_TURN, Event, IllegalAction, Result
+from . import data, render, scoring
+from . import state as st
+from .actions import Ny1901Action
+from .board import Board, default_board
+from .rules import Rules, kind_name
+from .shapes import LEGENDARY_TILES, START_TILE, SUPPLY, TILES, Geometry
+from .state import State
+from .views import (
+    Ny1901BuildingView,
+    Ny1901Card,
+    Ny1901LotView,
+    Ny1901SeatView,
+    Ny1901Square,
+    Ny1901StreetView,
+    Ny1901View,
+)
+
+StreetCard = Literal["broadway", "nassau_broad", "wall_street", "pine_thames", "cedar_street"]
+ChallengeChoice = Literal[
+    "random", "none", "gold_tycoon", "master_architect", "gold_prestige", "bronze_baron",
+    "generation_king",
+]
+
+
+class Ny1901Options(BaseModel):
+    """Variants. ``challenge``: a random card, none (the learning game, NY-S3) or a named one.
+    ``streets``: three distinct street cards, or null for three random ones."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    expert: bool = False
+    challenge: ChallengeChoice = "random"
+    streets: list[StreetCard] | None = Field(default=None)
+
+    @field_validator("streets")
+    @classmethod
+    def _three_distinct(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (len(value) != 3 or len(set(value)) != 3):
+            raise ValueError("streets must name 3 distinct street cards")
+        return value
+
+
+class Ny1901Engine:
+    id = "ny1901"
+    title = "New York 1901"
+    min_players = 2
+    max_players = 4
+    Options = Ny1901Options
+    Action: Any = Ny1901Action
+    View = Ny1901View
+
+    def __init__(self, board: Board | None = None) -> None:
+        self.board = board if board is not None else default_board()
+        self.geometry = Geometry(self.board)
+        self.rules = Rules(self.geometry)
+
+    # ------------------------------------------------------------------------------ setup
+    def setup(self, players: int, options: BaseModel | None, seed: int) -> State:
+        """NY-S1..S6: characters, start properties, markets, street and challenge cards."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"New York 1901 is for 2 to 4 players, not {players}")
+        opts = self._options(options)
+        r = rng.seed_state(seed)
+        districts = [d for d in range(len(data.DISTRICTS)) if players > 2 or d != data.PINK]
+        order, r = rng.shuffled(r, districts)
+        characters = tuple(order[:players])
+        if opts.streets is None:
+            picked, r = rng.shuffled(r, range(len(data.STREET_CARDS)))
+            streets = tuple(sorted(picked[:3]))
+        else:
+            streets = tuple(data.STREET_CARDS.index(s) for s in opts.streets)
+        if opts.challenge == "random":
+            challenge, r = rng.randbelow(r, len(data.CHALLENGES))
+        elif opts.challenge == "none":
+            challenge = -1
+        else:
+            challenge = data.CHALLENGES.index(opts.challenge)
+        board = self.board
+        start_lots = set() if opts.expert else {board.start_lots[d] for d in characters}
+        deck = [lot.kind for i, lot in enumerate(board.lots)
+                if lot.district in districts and i not in start_lots]
+        future, r = rng.shuffled(r, deck)
+        market = [future.pop() for _ in range(data.MARKET_SIZE)]
+
+        state = State.__new__(State)
+        state.n = players
+        state.expert = opts.expert
+        state.challenge = challenge
+        state.streets = streets
+        state.rng = r
+        state.characters = characters
+        state.seat = 0
+        state.phase = st.START
+        state.flags = 0
+        state.trigger = -1
+        state.left = 0
+        state.legend = [-1] * len(LEGENDARY_TILES)
+        state.lots = [0] * players
+        state.used = [0] * players
+        state.cards = [0] * players
+        state.points = [0] * players
+        state.prestige = [0] * players
+        state.buildings = [[] for _ in range(players)]
+        state.market = market
+        state.future = future
+        for seat, district in enumerate(characters):
+            if opts.expert:
+                continue
+            index = board.start_lots[district]
+            state.lots[seat] = 1 << index
+            mask = board.lots[index].mask
+            placement = self.geometry.placement_of(TILES[START_TILE].shape, mask)
+            state.buildings[seat] = [(START_TILE, placement.id, mask)]
+        st.refresh(state, self.geometry)
+        return state
+
+    def _options(self, options: BaseModel | None) -> Ny1901Options:
+        if options is None:
+            return Ny1901Options()
+        if isinstance(options, Ny1901Options):
+            return options
+        return Ny1901Options.model_validate(options.model_dump())
+
+    # ------------------------------------------------------------------------------ play
+    def active_seats(self, state: State) -> frozenset[int]:
+        if state.phase == st.OVER:
+            return frozenset()
+        return frozenset((state.seat,))
+
+    def legal_actions(self, state: State, seat: int) -> list[Any]:
+        if state.phase == st.OVER or seat != state.seat:
+            return []
+        return self.rules.legal(state)
+
+    def apply(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
+        if state.phase == st.OVER:
+            raise IllegalAction(GAME_OVER, "the game is over")
+        if seat != state.seat:
+            raise IllegalAction(NOT_YOUR_TURN, f"it is seat {state.seat}'s turn")
+        return self.rules.apply(state, action)
+
+    def result(self, state: State) -> Result | None:
+        if state.phase != st.OVER:
+            return None
+        return scoring.result(state, self.board)
+
+    def dumps(self, state: State) -> bytes:
+        return st.dumps(state, self.geometry)
+
+    def loads(self, data_: bytes) -> State:
+        return st.loads(data_, self.geometry)
+
+    def render(self, state: State) -> str:
+        """A text picture of the position (see render.py for the legend)."""
+        return render.render(state, self.rules)
+
+    # ------------------------------------------------------------------------------ view
+    def view(self, state: State, seat: int | None) -> Ny1901View:
+        board = self.board
+
+        def squares(mask: int) -> list[Ny1901Square]:
+            out = []
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                x, y = board.xy(low.bit_length() - 1)
+                out.append(Ny1901Square(x=x, y=y))
+            return out
+
+        owners: dict[int, int] = {}
+        for owner in range(state.n):
+            for index in range(len(board.lots)):
+                if state.lots[owner] >> index & 1:
+                    owners[index] = owner
+        lots = [
+            Ny1901LotView(
+                name=lot.name, district=data.DISTRICTS[lot.district], size=lot.size,
+                squares=squares(lot.mask), owner=owners.get(index),
+                worker=index in owners and bool(state.staffed[owners[index]] >> index & 1),
+            )
+            for index, lot in enumerate(board.lots)
+        ]
+        buildings = []
+        for owner in range(state.n):
+            for tile_index, pid, mask in state.buildings[owner]:
+                tile = TILES[tile_index]
+                placement = self.geometry.placements[pid]
+                buildings.append(Ny1901BuildingView(
+                    owner=owner, tile=tile.id, level=data.LEVEL_NAMES[tile.level],
+                    legendary=tile.legendary >= 0, points=tile.points,
+                    rotation=placement.rotation, x=placement.x, y=placement.y,
+                    squares=squares(mask)))
+        seats = []
+        for s in range(state.n):
+            legend = [TILES[LEGENDARY_TILES[k]].id for k, o in enumerate(state.legend) if o == s]
+            seats.append(Ny1901SeatView(
+                seat=s,
+                character=data.CHARACTERS[state.characters[s]][0],
+                character_district=data.DISTRICTS[state.characters[s]],
+                score=state.score(s),
+                technology=data.LEVEL_NAMES[self.rules.tech(state, s)],
+                free_workers=state.free_workers(s),
+                workers_on_board=state.staffed[s].bit_count(),
+                tiles_left=[TILES[t].id for t in range(SUPPLY) if not state.used[s] >> t & 1],
+                unbuilt_tiles=SUPPLY - state.used[s].bit_count(),
+                used_action_cards=[c for k, c in enumerate(data.ACTION_CARDS)
+                                   if state.cards[s] >> k & 1],
+                unused_action_cards=[c for k, c in enumerate(data.ACTION_CARDS)
+                                     if not state.cards[s] >> k & 1],
+                legendary=legend[0] if legend else None,
+            ))
+        over = state.phase == st.OVER
+        return Ny1901View(
+            viewer=seat,
+            players=state.n,
+            expert=state.expert,
+            challenge=data.CHALLENGES[state.challenge] if state.challenge >= 0 else None,
+            streets=[
+                Ny1901StreetView(id=street.id, name=street.name, squares=squares(street.mask))
+                for street in (board.street(data.STREET_CARDS[i]) for i in state.streets)
+            ],
+            current_seat=None if over else state.seat,
+            step=st.PHASE_NAMES[state.phase],
+            open_market=[Ny1901Card(**kind_name(k)) for k in state.market],
+            future_market_size=len(state.future),
+            seats=seats,
+            lots=lots,
+            buildings=buildings,
+            legendary_available=[TILES[t].id for k, t in enumerate(LEGENDARY_TILES)
+                                 if state.legend[k] < 0],
+            end_triggered_by=state.trigger if state.trigger >= 0 else None,
+            last_turns_left=state.left if state.trigger >= 0 else None,
+            game_over=over,
+            board_rows=list(board.rows),
+        )
