@@ -1,0 +1,200 @@
+"""Redis-specific properties of RedisStore: round trips, one slot per match, script caching,
+lost replies, fast failure, the factory."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from service.store import MemoryStore, RedisStore, StoreUnavailable, open_store
+from tests.support.redis_servers import RedisClusterProcesses, RedisServer, free_port
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture(params=["redis", "cluster"])
+async def redis_store(request: pytest.FixtureRequest) -> AsyncIterator[RedisStore]:
+    if request.param == "redis":
+        store = RedisStore.from_url(
+            request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")
+        )
+    else:
+        cluster: RedisClusterProcesses = request.getfixturevalue("redis_cluster")
+        store = RedisStore.from_cluster_nodes(
+            cluster.nodes_arg, prefix=request.getfixturevalue("redis_cluster_prefix")
+        )
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def mid() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+async def test_one_round_trip_per_operation(redis_store: RedisStore) -> None:
+    store, m = redis_store, mid()
+    await store.create(mid(), b"warm-up")  # the first use may load scripts (NOSCRIPT)
+    w = mid()
+    await store.create(w, b"w")
+    await store.compare_and_set(w, 0, b"w1", b"e")
+    await store.log(w)
+
+    def costs(before: int) -> int:
+        return store.round_trips - before
+
+    n = store.round_trips
+    await store.create(m, b"r0")
+    assert costs(n) == 1
+    n = store.round_trips
+    assert await store.load(m) == (0, b"r0")
+    assert costs(n) == 1
+    n = store.round_trips
+    assert await store.compare_and_set(m, 0, b"r1", b"e1")
+    assert costs(n) == 1
+    n = store.round_trips
+    assert not await store.compare_and_set(m, 0, b"r1", b"e1")
+    assert costs(n) == 1
+    n = store.round_trips
+    assert len(await store.log(m)) == 1
+    assert costs(n) == 1
+    # An action as the service performs it: one load, one CAS.
+    n = store.round_trips
+    version, record = await store.load(m)
+    assert await store.compare_and_set(m, version, record + b"+", b"e2")
+    assert costs(n) == 2
+
+
+async def test_keys_of_a_match_share_one_slot(redis_store: RedisStore) -> None:
+    for m in ("m1", "abc-DEF_123", "x" * 40, "with:colons", "{open"):
+        key, log_key = redis_store.key(m), redis_store.log_key(m)
+        assert key_slot(key.encode()) == key_slot(log_key.encode()) == key_slot(m.encode())
+    # And the server agrees: a script touching both keys runs (a cluster refuses cross-slot).
+    m = mid()
+    await redis_store.create(m, b"r0")
+    assert await redis_store.compare_and_set(m, 0, b"r1", b"e1")
+    assert await redis_store.client.exists(redis_store.key(m), redis_store.log_key(m)) == 2
+    assert await redis_store.client.type(redis_store.log_key(m)) == b"stream"
+
+
+def test_ids_and_prefixes_that_would_break_the_hash_tag_are_refused() -> None:
+    with pytest.raises(ValueError):
+        RedisStore.from_url("redis://127.0.0.1:1", prefix="a{b}:")
+    store = RedisStore.from_url("redis://127.0.0.1:1", prefix="p:")
+    with pytest.raises(ValueError):
+        store.key("a}b")
+    with pytest.raises(ValueError):
+        store.key("")
+    assert store.key("m1") == "p:match:{m1}"
+    assert store.log_key("m1") == "p:match:{m1}:log"
+
+
+async def test_scripts_are_loaded_once_per_server() -> None:
+    """A fresh server has no script cached: the first call of each script costs one extra
+    round trip (EVAL after NOSCRIPT); every later call is a single EVALSHA."""
+    with RedisServer.start() as server:
+        store = RedisStore.from_url(server.url, prefix="t:")
+        try:
+            await store.create("m", b"r0")
+            for v in range(20):
+                assert await store.compare_and_set("m", v, b"r", b"e")
+            await store.log("m")
+            await store.log("m", after=3)
+            assert store.script_loads == 3  # create, cas, log: once each
+            assert store.round_trips == 1 + 20 + 2 + store.script_loads
+            cached = await store.client.script_exists(
+                store._create.sha, store._cas.sha, store._log.sha
+            )
+            assert cached == [True, True, True]
+            # After the server lost its cache (a restart), one fallback per script again.
+            await store.client.script_flush()
+            assert await store.compare_and_set("m", 20, b"r", b"e")
+            assert await store.compare_and_set("m", 21, b"r", b"e")
+            assert store.script_loads == 4
+        finally:
+            await store.close()
+
+
+class _LoseFirstReply:
+    """Wraps a client's ``evalsha``: the first call runs on the server, then its reply is
+    'lost' (the caller gets a connection error) -- the case a retried CAS must recognise."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.real = store.client.evalsha
+        self.lost = 0
+
+    async def __call__(self, *args: Any) -> Any:
+        result = await self.real(*args)
+        if self.lost == 0:
+            self.lost += 1
+            raise RedisConnectionError("connection lost while reading the reply")
+        return result
+
+
+async def test_a_cas_whose_reply_was_lost_is_reported_landed_once(redis_store: RedisStore) -> None:
+    m = mid()
+    await redis_store.create(m, b"r0")
+    assert await redis_store.compare_and_set(m, 0, b"r1", b"e1")  # script cached on the node
+    lose = _LoseFirstReply(redis_store)
+    redis_store.client.evalsha = lose  # type: ignore[method-assign]
+    try:
+        assert await redis_store.compare_and_set(m, 1, b"r2", b"e2") is True
+    finally:
+        del redis_store.client.evalsha
+    assert lose.lost == 1
+    assert await redis_store.load(m) == (2, b"r2")
+    assert [(e.version, e.data) for e in await redis_store.log(m)] == [(1, b"e1"), (2, b"e2")]
+
+
+async def test_a_create_whose_reply_was_lost_does_not_report_match_exists(
+    redis_store: RedisStore,
+) -> None:
+    m = mid()
+    lose = _LoseFirstReply(redis_store)
+    # Cache the script (on every primary of a cluster), so the first call below runs.
+    await redis_store.client.script_load(redis_store._create.source)
+    redis_store.client.evalsha = lose  # type: ignore[method-assign]
+    try:
+        await redis_store.create(m, b"r0")
+    finally:
+        del redis_store.client.evalsha
+    assert lose.lost == 1
+    assert await redis_store.load(m) == (0, b"r0")
+
+
+async def test_unreachable_redis_raises_store_unavailable_within_the_budget() -> None:
+    store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}", prefix="t:", retry_budget=0.3)
+    try:
+        with pytest.raises(StoreUnavailable):
+            await store.load("m")
+        with pytest.raises(StoreUnavailable):
+            await store.compare_and_set("m", 0, b"r", b"e")
+        assert store.round_trips > 2  # it did retry
+        assert await store.ping() is False
+    finally:
+        await store.close()
+
+
+async def test_ping(redis_store: RedisStore) -> None:
+    assert await redis_store.ping() is True
+
+
+async def test_open_store_picks_the_backend(redis_url: str, redis_prefix: str) -> None:
+    memory = open_store(None, None, "p:")
+    assert isinstance(memory, MemoryStore)
+    single = open_store(redis_url, None, redis_prefix)
+    assert isinstance(single, RedisStore) and not single.is_cluster
+    assert single.prefix == redis_prefix
+    try:
+        assert await single.ping()
+    finally:
+        await single.close()
+    cluster = open_store(None, "127.0.0.1:7000,127.0.0.1:7001", "p:")
+    assert isinstance(cluster, RedisStore) and cluster.is_cluster
+    await cluster.close()
