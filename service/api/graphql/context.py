@@ -1,0 +1,61 @@
+"""The typed context every resolver receives, and how a request's token gets into it.
+
+HTTP requests carry ``Authorization: Bearer <seat token>``; WebSocket connections
+(``graphql-transport-ws``) carry it in the ``connection_init`` payload instead
+(``{"authorization": "Bearer <seat token>"}``), because browsers cannot set headers on a
+WebSocket. No token means a spectator. A malformed one is remembered as ``auth_error`` so
+that every operation answers ``Unauthorized`` instead of silently treating the caller as a
+spectator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+import strawberry
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.websockets import WebSocket
+
+from service.api import auth
+from service.api.errors import ApiError
+from service.api.service import MatchService
+
+
+@dataclass
+class Context:
+    service: MatchService
+    request: Request | WebSocket
+    response: Response | WebSocket | None = None
+    token: str | None = None
+    """The caller's seat token; None for a spectator."""
+    auth_error: ApiError | None = None
+    """Set when the caller sent credentials that are not a bearer token."""
+    connection_params: dict[str, Any] | None = field(default=None)
+    """The ``connection_init`` payload of a WebSocket connection (set by Strawberry)."""
+
+    def authenticate(self, authorization: str | None) -> None:
+        """Take the token from an ``Authorization`` value (header or connection_init)."""
+        try:
+            self.token = auth.bearer_token(authorization)
+            self.auth_error = None
+        except ApiError as error:
+            self.token, self.auth_error = None, error
+
+    def credentials(self) -> str | None:
+        """The caller's token (None: spectator); raises the ``ApiError`` of bad credentials."""
+        if self.auth_error is not None:
+            raise self.auth_error
+        return self.token
+
+
+Info: TypeAlias = strawberry.Info[Context, None]
+
+
+def authorization_of(payload: dict[str, Any] | None) -> str | None:
+    """The ``authorization`` member of a ``connection_init`` payload (any capitalisation)."""
+    for key, value in (payload or {}).items():
+        if key.lower() == "authorization":
+            return value if isinstance(value, str) else ""
+    return None

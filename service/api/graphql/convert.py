@@ -1,0 +1,550 @@
+"""Strawberry types generated from the engines' own wire types.
+
+The pydantic models and frozen dataclasses of an engine (``View``, ``Action``, ``Result`` and
+whatever they nest) are the single source of truth; this module turns them into GraphQL types
+so that the schema follows the engines without a hand-written copy:
+
+- a model or dataclass becomes an object type (output) or an input type (input), named after
+  the class (``Ny1901Build``; inputs get an ``Input`` suffix);
+- a discriminated union (``Annotated[A | B, Field(discriminator="type")]``) becomes a GraphQL
+  union (output) or an ``@oneOf`` input with one field per member, named after the member's tag
+  (``{buildTower: {...}}``); a member with no field but its tag takes ``Boolean`` (``true``);
+- ``Literal`` strings become an enum named ``<Owner><Field>`` when every value is a GraphQL
+  name, a ``String`` otherwise; a single-valued ``Literal`` (a tag) is a ``String`` in outputs
+  and is implied in inputs; Python enums become GraphQL enums with the same member names;
+- ``int``/``str``/``bool``/``float``, optionals, lists, sets and homogeneous tuples map as
+  expected. Anything else (dicts, untagged unions, ``Any``) is refused with the path of the
+  offending field: the contract in ``service/games/base.py`` rules them out.
+
+Every generated type comes with a converter: outputs turn an engine value (or its JSON form)
+into instances of the generated Strawberry classes; inputs turn the Strawberry input back into
+the wire JSON the service layer parses with the engine's own pydantic adapter.
+
+Generation is deterministic: the same classes give the same types, fields in declaration order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import keyword
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import strawberry
+from pydantic import BaseModel, TypeAdapter
+from pydantic.fields import FieldInfo
+from strawberry.types.maybe import Maybe, Some
+
+__all__ = [
+    "Codec",
+    "Converter",
+    "MalformedInput",
+    "UnsupportedType",
+    "camel",
+    "pascal",
+    "union_members",
+]
+
+_GRAPHQL_NAME = re.compile(r"^[_A-Za-z][_0-9A-Za-z]*$")
+_RESERVED_ENUM_VALUES = {"true", "false", "null"}
+_SCALARS: dict[type, type] = {int: int, str: str, bool: bool, float: float}
+
+
+class UnsupportedType(TypeError):
+    """A wire type that has no faithful GraphQL shape (see the module docstring)."""
+
+
+class MalformedInput(ValueError):
+    """A GraphQL input that cannot be turned into wire JSON (rendered as ``BadRequest``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """A GraphQL annotation and the function that converts values to (or from) it."""
+
+    annotation: Any
+    convert: Callable[[Any], Any]
+
+
+def camel(name: str) -> str:
+    """``build_tower`` / ``build-tower`` -> ``buildTower`` (a GraphQL field name)."""
+    parts = [part for part in re.split(r"[^0-9A-Za-z]+", name) if part]
+    if not parts:
+        raise UnsupportedType(f"no GraphQL name can be made from {name!r}")
+    head, *tail = parts
+    out = head[:1].lower() + head[1:] + "".join(p[:1].upper() + p[1:] for p in tail)
+    return out if _GRAPHQL_NAME.match(out) else "_" + out
+
+
+def pascal(name: str) -> str:
+    """``active_seats`` -> ``ActiveSeats`` (a fragment of a GraphQL type name)."""
+    out = camel(name)
+    return out[:1].upper() + out[1:]
+
+
+def _attribute(name: str) -> str:
+    """A Python attribute name for a GraphQL name (``pass`` -> ``pass_``)."""
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    """The Python attribute of the engine's class."""
+    wire: str
+    """The key in the wire JSON (the alias, when the class declares one)."""
+    annotation: Any
+    required: bool
+    default: Any
+    description: str | None
+
+
+def _split_annotated(annotation: Any) -> tuple[Any, list[Any]]:
+    metadata: list[Any] = []
+    while get_origin(annotation) is Annotated:
+        annotation, *extra = get_args(annotation)
+        metadata.extend(extra)
+    return annotation, metadata
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and (
+        issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp)
+    )
+
+
+def _description(cls: type) -> str | None:
+    doc = cls.__dict__.get("__doc__")
+    if not doc or (dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}(")):
+        return None  # the signature dataclasses write when there is no docstring
+    return " ".join(doc.split())
+
+
+def _fields(cls: type) -> list[_Field]:
+    """The fields of a pydantic model or a dataclass, in declaration order."""
+    if issubclass(cls, BaseModel):
+        out = []
+        for name, info in cls.model_fields.items():
+            annotation = info.rebuild_annotation()
+            alias = info.validation_alias if isinstance(info.validation_alias, str) else None
+            out.append(
+                _Field(
+                    name=name,
+                    wire=alias or info.alias or name,
+                    annotation=annotation,
+                    required=info.is_required(),
+                    default=None if info.is_required() else info.get_default(),
+                    description=info.description,
+                )
+            )
+        return out
+    hints = typing.get_type_hints(cls, include_extras=True)
+    out = []
+    for field in dataclasses.fields(cls):
+        annotation = hints[field.name]
+        _, metadata = _split_annotated(annotation)
+        info = next((m for m in metadata if isinstance(m, FieldInfo)), None)
+        if isinstance(field.default, FieldInfo):
+            info = field.default
+        required = (
+            field.default is dataclasses.MISSING
+            and field.default_factory is dataclasses.MISSING
+            and (info is None or info.is_required())
+        )
+        default = None
+        if field.default is not dataclasses.MISSING and not isinstance(field.default, FieldInfo):
+            default = field.default
+        elif info is not None and not info.is_required():
+            default = info.get_default()
+        alias = info.alias if info is not None else None
+        out.append(
+            _Field(
+                name=field.name,
+                wire=alias or field.name,
+                annotation=annotation,
+                required=required,
+                default=default,
+                description=info.description if info is not None else None,
+            )
+        )
+    return out
+
+
+def union_members(annotation: Any) -> tuple[list[type], str] | None:
+    """``(members, discriminator)`` when ``annotation`` is a union of tagged models."""
+    inner, metadata = _split_annotated(annotation)
+    if get_origin(inner) not in (Union, types.UnionType):
+        return None
+    members = [arg for arg in get_args(inner) if arg is not type(None)]
+    if not all(_is_model(member) for member in members):
+        return None
+    discriminator = "type"
+    for item in metadata:
+        if isinstance(item, FieldInfo) and isinstance(item.discriminator, str):
+            discriminator = item.discriminator
+    return members, discriminator
+
+
+def _tag(member: type, discriminator: str) -> str:
+    for field in _fields(member):
+        if field.name == discriminator or field.wire == discriminator:
+            inner, _ = _split_annotated(field.annotation)
+            values = get_args(inner) if get_origin(inner) is Literal else ()
+            if len(values) == 1 and isinstance(values[0], str):
+                return values[0]
+    raise UnsupportedType(
+        f"{member.__name__}: union members need a single-valued Literal {discriminator!r} tag"
+    )
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _enum_value(value: Any) -> Any:
+    # A member when the client sent it; the raw wire value for a default from the engine.
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+class Converter:
+    """Builds (and caches) Strawberry types for wire types; one instance per schema.
+
+    A GraphQL name maps to exactly one Python class: two engine classes with the same name,
+    or a name clashing with ``reserved`` ones, are refused rather than silently merged.
+    """
+
+    def __init__(self, reserved: Iterable[str] = ()) -> None:
+        self._names: dict[str, object] = {name: "reserved" for name in reserved}
+        self._outputs: dict[type, Codec] = {}
+        self._inputs: dict[type, Codec] = {}
+        self._enums: dict[object, type[enum.Enum]] = {}
+        self._adapters: dict[type, TypeAdapter[Any]] = {}
+        self._building: set[tuple[str, type]] = set()
+
+    # -- names ---------------------------------------------------------------------------
+
+    def claim(self, name: str, owner: object) -> str:
+        """Reserve a GraphQL type name for ``owner``; refuse a clash."""
+        if not _GRAPHQL_NAME.match(name) or name.startswith("__"):
+            raise UnsupportedType(f"{name!r} is not a GraphQL type name")
+        known = self._names.setdefault(name, owner)
+        if known is not owner:
+            raise UnsupportedType(
+                f"two types would be named {name!r} in the GraphQL schema: "
+                f"{known!r} and {owner!r} (prefix the engine's type names)"
+            )
+        return name
+
+    # -- outputs -------------------------------------------------------------------------
+
+    def output(self, annotation: Any, *, owner: str = "", field: str = "") -> Codec:
+        """The GraphQL output annotation for ``annotation`` and its value converter."""
+        union = union_members(annotation)
+        inner, _ = _split_annotated(annotation)
+        if union is not None and type(None) not in get_args(inner):
+            return self.output_union(f"{owner}{pascal(field)}", union[0], union[1])
+        if get_origin(inner) in (Union, types.UnionType):
+            args = get_args(inner)
+            if type(None) in args and len(args) >= 2:
+                rest = [arg for arg in args if arg is not type(None)]
+                base = rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007
+                codec = self.output(base, owner=owner, field=field)
+                return Codec(
+                    Optional(codec.annotation),
+                    lambda v, c=codec.convert: None if v is None else c(v),
+                )
+            raise UnsupportedType(f"{owner}.{field}: untagged union {inner!r}")
+        return self._common(inner, owner, field, self.output)
+
+    def output_union(
+        self,
+        name: str,
+        members: list[type],
+        discriminator: str | None = "type",
+        *,
+        description: str | None = None,
+    ) -> Codec:
+        """A GraphQL union of the object types of ``members``.
+
+        Values are matched by class; JSON values (dicts) by their ``discriminator`` tag.
+        """
+        codecs = [self.output(member) for member in members]
+        by_class = {member: codec for member, codec in zip(members, codecs, strict=True)}
+        by_tag = {}
+        if discriminator is not None:
+            by_tag = {
+                _tag(member, discriminator): (member, codec)
+                for member, codec in zip(members, codecs, strict=True)
+            }
+        key = ("union", name)
+        self.claim(name, key)
+        annotation = Annotated[
+            Union[tuple(codec.annotation for codec in codecs)],  # noqa: UP007
+            strawberry.union(name, description=description),
+        ]
+
+        def convert(value: Any) -> Any:
+            codec = by_class.get(type(value))
+            if codec is None and isinstance(value, dict) and discriminator is not None:
+                _, codec = by_tag.get(value.get(discriminator), (None, None))
+            if codec is None:
+                raise TypeError(f"{type(value).__name__} is not a member of {name}")
+            return codec.convert(value)
+
+        return Codec(annotation, convert)
+
+    def _object(self, cls: type) -> Codec:
+        codec = self._outputs.get(cls)
+        if codec is not None:
+            return codec
+        name = self.claim(cls.__name__, cls)
+        if ("out", cls) in self._building:
+            raise UnsupportedType(f"{name} refers to itself; recursive types are not supported")
+        self._building.add(("out", cls))
+        fields = _fields(cls)
+        codecs: dict[str, Codec] = {}
+        namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+        for field in fields:
+            codecs[field.name] = self.output(field.annotation, owner=name, field=field.name)
+            namespace["__annotations__"][field.name] = codecs[field.name].annotation
+            namespace[field.name] = strawberry.field(
+                name=camel(field.name), description=field.description
+            )
+        if not fields:
+            raise UnsupportedType(f"{name} has no field; GraphQL object types need one")
+        gql = strawberry.type(type(name, (), namespace), name=name, description=_description(cls))
+        adapter = self._adapter(cls)
+
+        def convert(value: Any) -> Any:
+            if not isinstance(value, cls):
+                value = adapter.validate_python(value)
+            return gql(**{key: c.convert(getattr(value, key)) for key, c in codecs.items()})
+
+        codec = self._outputs[cls] = Codec(gql, convert)
+        self._building.discard(("out", cls))
+        return codec
+
+    # -- inputs --------------------------------------------------------------------------
+
+    def input(self, annotation: Any, *, owner: str = "", field: str = "") -> Codec:
+        """The GraphQL input annotation for ``annotation`` and its converter to wire JSON."""
+        union = union_members(annotation)
+        inner, _ = _split_annotated(annotation)
+        if union is not None and type(None) not in get_args(inner):
+            return self.input_one_of(f"{owner}{pascal(field)}Input", union[0], union[1])
+        if get_origin(inner) in (Union, types.UnionType):
+            args = get_args(inner)
+            if type(None) in args and len(args) >= 2:
+                rest = [arg for arg in args if arg is not type(None)]
+                base = rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007
+                codec = self.input(base, owner=owner, field=field)
+                return Codec(
+                    Optional(codec.annotation),
+                    lambda v, c=codec.convert: None if v is None else c(v),
+                )
+            raise UnsupportedType(f"{owner}.{field}: untagged union {inner!r}")
+        return self._common(inner, owner, field, self.input)
+
+    def input_one_of(
+        self,
+        name: str,
+        members: list[type],
+        discriminator: str = "type",
+        *,
+        description: str | None = None,
+    ) -> Codec:
+        """An ``@oneOf`` input with one field per member, keyed by the member's tag."""
+        self.claim(name, ("one_of", name))
+        namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+        decoders: dict[str, Callable[[Any], Any]] = {}
+        for member in members:
+            tag = _tag(member, discriminator)
+            key = camel(tag)
+            attribute = _attribute(key)
+            if attribute in decoders:
+                raise UnsupportedType(f"{name}: two members are called {key!r}")
+            payload = [
+                f for f in _fields(member) if f.name != discriminator and f.wire != discriminator
+            ]
+            if payload:
+                codec = self._input_object(member, discriminator)
+                namespace["__annotations__"][attribute] = Maybe[codec.annotation]  # type: ignore[misc]
+                decoders[attribute] = codec.convert
+            else:
+                namespace["__annotations__"][attribute] = Maybe[bool]  # type: ignore[misc]
+                decoders[attribute] = _flag_decoder(discriminator, tag, key)
+            namespace[attribute] = strawberry.field(
+                name=key, default=None, description=_description(member)
+            )
+        gql = strawberry.input(type(name, (), namespace), name=name, one_of=True,
+                               description=description)
+
+        def convert(value: Any) -> Any:
+            return self.decode_one_of(value, decoders)[1]
+
+        return Codec(gql, convert)
+
+    @staticmethod
+    def decode_one_of(value: Any, decoders: dict[str, Callable[[Any], Any]]) -> tuple[str, Any]:
+        """The attribute that is set in a ``@oneOf`` input and its decoded value."""
+        chosen = [
+            (attribute, getattr(value, attribute))
+            for attribute in decoders
+            if getattr(value, attribute, None) is not None
+        ]
+        if len(chosen) != 1:
+            raise MalformedInput("exactly one field of a @oneOf input must be set")
+        attribute, item = chosen[0]
+        if isinstance(item, Some):
+            item = item.value
+        if item is None:
+            raise MalformedInput("the field of a @oneOf input must not be null")
+        return attribute, decoders[attribute](item)
+
+    def _input_object(self, cls: type, discriminator: str | None = None) -> Codec:
+        codec = self._inputs.get(cls)
+        if codec is not None:
+            return codec
+        name = self.claim(f"{cls.__name__}Input", ("input", cls))
+        if ("in", cls) in self._building:
+            raise UnsupportedType(f"{name} refers to itself; recursive types are not supported")
+        self._building.add(("in", cls))
+        namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+        constants: dict[str, Any] = {}
+        decoders: list[tuple[_Field, Codec, bool]] = []
+        for field in _fields(cls):
+            inner, _ = _split_annotated(field.annotation)
+            values = get_args(inner) if get_origin(inner) is Literal else ()
+            if len(values) == 1:
+                constants[field.wire] = values[0]  # a tag: implied by the type
+                continue
+            codec = self.input(field.annotation, owner=cls.__name__, field=field.name)
+            nullable = _is_optional(field.annotation)
+            annotation = codec.annotation
+            default: Any = strawberry.UNSET
+            if not field.required:
+                if not nullable and type(field.default) in (int, str, bool, float):
+                    default = field.default  # shown in the SDL, never null
+                else:
+                    annotation = Optional(annotation) if not nullable else annotation
+            namespace["__annotations__"][field.name] = annotation
+            namespace[field.name] = strawberry.field(
+                name=camel(field.name), description=field.description, default=default
+            )
+            decoders.append((field, codec, nullable))
+        if not decoders:
+            raise UnsupportedType(f"{name} has no field; GraphQL input types need one")
+        gql = strawberry.input(type(name, (), namespace), name=name, description=_description(cls))
+
+        def convert(value: Any) -> dict[str, Any]:
+            out = dict(constants)
+            for field, field_codec, nullable in decoders:
+                item = getattr(value, field.name, strawberry.UNSET)
+                if item is strawberry.UNSET or (item is None and not nullable):
+                    if field.required and nullable:
+                        out[field.wire] = None
+                    continue  # absent: the engine's default applies (or it reports "missing")
+                out[field.wire] = field_codec.convert(item)
+            return out
+
+        codec = self._inputs[cls] = Codec(gql, convert)
+        self._building.discard(("in", cls))
+        return codec
+
+    # -- shared ----------------------------------------------------------------------------
+
+    def _common(
+        self, inner: Any, owner: str, field: str, recurse: Callable[..., Codec]
+    ) -> Codec:
+        output = recurse == self.output
+        if inner in _SCALARS:
+            return Codec(_SCALARS[inner], _identity)
+        if get_origin(inner) is Literal:
+            return self._literal(get_args(inner), owner, field, output)
+        if isinstance(inner, type) and issubclass(inner, enum.Enum):
+            return self._enum(inner, output)
+        origin = get_origin(inner)
+        if origin in (list, set, frozenset, tuple) or inner in (list, set, frozenset, tuple):
+            args = get_args(inner)
+            if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+                args = args[:1]
+            if len(set(args)) != 1:
+                raise UnsupportedType(f"{owner}.{field}: {inner!r} is not a homogeneous list")
+            item = recurse(args[0], owner=owner, field=field)
+            return Codec(
+                list[item.annotation],  # type: ignore[name-defined]
+                lambda v, c=item.convert: [c(x) for x in v],
+            )
+        if _is_model(inner):
+            return self._object(inner) if output else self._input_object(inner)
+        raise UnsupportedType(f"{owner}.{field}: {inner!r} has no GraphQL shape")
+
+    def _literal(self, values: tuple[Any, ...], owner: str, field: str, output: bool) -> Codec:
+        kinds = {type(value) for value in values}
+        if len(kinds) != 1 or next(iter(kinds)) not in (str, int, bool):
+            raise UnsupportedType(f"{owner}.{field}: mixed Literal {values!r}")
+        kind = next(iter(kinds))
+        if kind is not str or len(values) == 1 or not all(
+            _GRAPHQL_NAME.match(v) and v not in _RESERVED_ENUM_VALUES for v in values
+        ):
+            return Codec(kind, _identity)  # a tag, or values GraphQL cannot name
+        # One enum per set of values: a Literal alias used by several fields (a tile id in
+        # both Build and Rebuild) is one GraphQL enum, named after its first use.
+        key = ("literal", values)
+        gql_enum = self._enums.get(key)
+        if gql_enum is None:
+            name = self.claim(f"{owner}{pascal(field)}", key)
+            try:
+                python_enum = enum.Enum(name, {v: v for v in values})  # type: ignore[misc]
+            except (ValueError, TypeError):  # a name Python reserves for enums (``mro``...)
+                return Codec(str, _identity)
+            gql_enum = self._enums[key] = strawberry.enum(python_enum, name=name)
+        members = gql_enum
+        if output:
+            return Codec(gql_enum, lambda v: members(v))
+        return Codec(gql_enum, _enum_value)
+
+    def _enum(self, cls: type[enum.Enum], output: bool) -> Codec:
+        gql_enum = self._enums.get(cls)
+        if gql_enum is None:
+            name = self.claim(cls.__name__, cls)
+            copy = enum.Enum(name, {m.name: m.value for m in cls})  # type: ignore[misc]
+            gql_enum = self._enums[cls] = strawberry.enum(copy, name=name)
+        members = gql_enum
+
+        def to_gql(value: Any) -> Any:
+            return members[value.name] if isinstance(value, cls) else members(value)
+
+        if output:
+            return Codec(gql_enum, to_gql)
+        return Codec(gql_enum, _enum_value)
+
+    def _adapter(self, cls: type) -> TypeAdapter[Any]:
+        adapter = self._adapters.get(cls)
+        if adapter is None:
+            adapter = self._adapters[cls] = TypeAdapter(cls)
+        return adapter
+
+
+def Optional(annotation: Any) -> Any:
+    """``annotation | None`` for a runtime annotation (classes, ``list[...]``, unions)."""
+    return Union[annotation, None]  # noqa: UP007
+
+
+def _is_optional(annotation: Any) -> bool:
+    inner, _ = _split_annotated(annotation)
+    return get_origin(inner) in (Union, types.UnionType) and type(None) in get_args(inner)
+
+
+def _flag_decoder(discriminator: str, tag: str, key: str) -> Callable[[Any], Any]:
+    def convert(value: Any) -> dict[str, Any]:
+        if value is not True:
+            raise MalformedInput(f"{key}: set it to true to choose this action")
+        return {discriminator: tag}
+
+    return convert

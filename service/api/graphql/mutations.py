@@ -1,0 +1,127 @@
+"""Mutation: create a match, and play a move.
+
+``act`` takes an ``ActionInput`` keyed by game id. The service parses the action with the
+match's engine; before that, the resolver makes sure the caller named the match's game, so a
+move of one game can never be taken for a same-shaped move of another. The game of a match
+never changes, so it is looked up once (through ``get_state``, which also authenticates) and
+remembered in a small bounded cache.
+"""
+
+from collections import OrderedDict
+from typing import Any
+
+import strawberry
+from pydantic import ValidationError
+from strawberry.scalars import JSON
+
+from service.api.errors import ApiError
+from service.api.models import CreateMatchRequest
+from service.api.service import MatchService
+
+from .context import Info
+from .results import ACT_FAILURES, CREATE_FAILURES, answer, result_union
+from .types.games import GameTypes
+from .types.match import MatchCreated, MatchTypes
+
+GAME_CACHE_SIZE = 4096
+
+
+class MatchGames:
+    """match id -> game id, for the matches this replica has seen (bounded, LRU)."""
+
+    def __init__(self, size: int = GAME_CACHE_SIZE) -> None:
+        self._size = size
+        self._games: OrderedDict[str, str] = OrderedDict()
+
+    async def game_of(self, service: MatchService, match_id: str, token: str | None) -> str:
+        game = self._games.get(match_id)
+        if game is None:
+            game = (await service.get_state(match_id, token)).game
+            self._games[match_id] = game
+            if len(self._games) > self._size:
+                self._games.popitem(last=False)
+        else:
+            self._games.move_to_end(match_id)
+        return game
+
+
+def _validation_message(error: ValidationError) -> str:
+    first = error.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(p) for p in first["loc"]) or "input"
+    return f"{where}: {first['msg']}"
+
+
+def build_mutation(types: MatchTypes, games: GameTypes) -> type:
+    create_result = result_union(
+        "CreateMatchResult", MatchCreated, CREATE_FAILURES, "A new match, or why not."
+    )
+    act_result = result_union(
+        "ActResult", types.accepted, ACT_FAILURES, "The stored move, or why it was refused."
+    )
+    action_input = games.action_input
+    match_games = MatchGames()
+
+    @strawberry.type(description="Writes.")
+    class Mutation:
+        @strawberry.mutation(
+            description="Create a match. The answer holds one secret token per human seat, "
+            "shown only once: keep them."
+        )
+        async def create_match(
+            self,
+            info: Info,
+            game: str,
+            players: int,
+            options: JSON | None = strawberry.UNSET,
+            seed: int | None = strawberry.UNSET,
+            bots: list[int] | None = strawberry.UNSET,
+        ) -> create_result:  # type: ignore[valid-type]
+            fields: dict[str, Any] = {"game": game, "players": players}
+            for name, value in (("options", options), ("seed", seed), ("bots", bots)):
+                if value is not strawberry.UNSET and value is not None:
+                    fields[name] = value
+
+            async def create() -> Any:
+                try:
+                    request = CreateMatchRequest.model_validate(fields)
+                except ValidationError as error:
+                    raise ApiError.of("malformed", _validation_message(error)) from None
+                return await info.context.service.create_match(request)
+
+            return await answer(CREATE_FAILURES, create, MatchCreated.from_model)
+
+        @strawberry.mutation(
+            description="Play one move for the caller's seat (needs its token). With "
+            "`expectedVersion`, the move is stored only if the match is still at that version "
+            "(else VersionConflict); without it, a lost race is re-validated on the fresh "
+            "state. Retrying with the same `idempotencyKey` returns the first result."
+        )
+        async def act(
+            self,
+            info: Info,
+            match_id: strawberry.ID,
+            action: action_input,  # type: ignore[valid-type]
+            expected_version: int | None = strawberry.UNSET,
+            idempotency_key: str | None = strawberry.UNSET,
+        ) -> act_result:  # type: ignore[valid-type]
+            ctx = info.context
+            expected = None if expected_version in (None, strawberry.UNSET) else expected_version
+            key = None if idempotency_key in (None, strawberry.UNSET) else idempotency_key
+
+            async def play() -> Any:
+                token = ctx.credentials()
+                if token is None:
+                    raise ApiError.of("unauthorized", "Acting needs a seat token.")
+                if expected is not None and expected < 0:
+                    raise ApiError.of("malformed", "expectedVersion must be at least 0.")
+                game_id, wire_action = games.decode_action(action)
+                game = await match_games.game_of(ctx.service, str(match_id), token)
+                if game != game_id:
+                    raise ApiError.of(
+                        "malformed", f"This match plays {game}; send the move as `{game}`."
+                    )
+                return await ctx.service.act(str(match_id), token, wire_action, expected, key)
+
+            return await answer(ACT_FAILURES, play, types.from_act)
+
+    return Mutation

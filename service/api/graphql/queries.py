@@ -1,0 +1,62 @@
+"""Query: the catalogue and the caller's view of a match (its state, moves and history)."""
+
+import strawberry
+
+from .context import Info
+from .results import READ_FAILURES, answer, result_union
+from .types.match import Game, MatchTypes
+
+
+def build_query(types: MatchTypes) -> type:
+    match_result = result_union(
+        "MatchResult", types.state, READ_FAILURES, "The match as the caller sees it."
+    )
+    legal_moves_result = result_union(
+        "LegalMovesResult", types.legal_moves, READ_FAILURES, "The caller's legal moves."
+    )
+    log_result = result_union(
+        "LogResult", types.log_page, READ_FAILURES, "The match history the caller may see."
+    )
+
+    @strawberry.type(description="Reads. Send `Authorization: Bearer <seat token>` to read "
+                     "as a seat; without it you are a spectator and see public information.")
+    class Query:
+        @strawberry.field(description="The games this build hosts.")
+        async def games(self, info: Info) -> list[Game]:
+            return [Game.from_model(g) for g in await info.context.service.catalogue()]
+
+        @strawberry.field(description="A match as the caller (a seat, or a spectator) sees it.")
+        async def match(self, info: Info, id: strawberry.ID) -> match_result:  # type: ignore[valid-type]
+            ctx = info.context
+            return await answer(
+                READ_FAILURES,
+                lambda: ctx.service.get_state(str(id), ctx.credentials()),
+                types.from_state,
+            )
+
+        @strawberry.field(description="The caller's legal moves now (none for a spectator).")
+        async def legal_moves(
+            self, info: Info, match_id: strawberry.ID
+        ) -> legal_moves_result:  # type: ignore[valid-type]
+            ctx = info.context
+            return await answer(
+                READ_FAILURES,
+                lambda: ctx.service.legal_moves(str(match_id), ctx.credentials()),
+                types.from_legal_moves,
+            )
+
+        @strawberry.field(
+            description="Versions after `after`, with the events the caller may see; the "
+            "caller's own moves include the action."
+        )
+        async def log(
+            self, info: Info, match_id: strawberry.ID, after: int = 0
+        ) -> log_result:  # type: ignore[valid-type]
+            ctx = info.context
+            return await answer(
+                READ_FAILURES,
+                lambda: ctx.service.log(str(match_id), ctx.credentials(), after),
+                types.from_log,
+            )
+
+    return Query

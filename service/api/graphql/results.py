@@ -1,0 +1,66 @@
+"""The result unions of the operations, and the one helper every resolver uses to fill them.
+
+A resolver calls exactly one ``MatchService`` method; an ``ApiError`` becomes the matching
+union member (``types/failures.py``), a GraphQL input that cannot become wire JSON becomes
+``BadRequest``. Anything else is a bug: it surfaces as a masked GraphQL error.
+"""
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, TypeVar, Union
+
+import strawberry
+
+from service.api.errors import ApiError
+
+from .convert import MalformedInput
+from .types.failures import (
+    BadRequest,
+    Forbidden,
+    IllegalMove,
+    MatchFinished,
+    NotFound,
+    NotYourTurn,
+    Unauthorized,
+    Unavailable,
+    VersionConflict,
+    bad_request,
+    failure_for,
+)
+
+T = TypeVar("T")
+
+READ_FAILURES: tuple[type, ...] = (NotFound, Unauthorized, BadRequest, Unavailable)
+CREATE_FAILURES: tuple[type, ...] = (BadRequest, Unavailable)
+ACT_FAILURES: tuple[type, ...] = (
+    VersionConflict,
+    IllegalMove,
+    NotYourTurn,
+    MatchFinished,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    BadRequest,
+    Unavailable,
+)
+
+
+def result_union(name: str, success: type, failures: Sequence[type], description: str) -> Any:
+    """``success | failures...`` as a named GraphQL union."""
+    return Annotated[
+        Union[(success, *failures)],
+        strawberry.union(name, description=description),
+    ]
+
+
+async def answer(
+    failures: Sequence[type],
+    call: Callable[[], Awaitable[T]],
+    render: Callable[[T], object],
+) -> object:
+    """``render(await call())``, or the failure member for an expected failure."""
+    try:
+        return render(await call())
+    except ApiError as error:
+        return failure_for(error, failures)
+    except MalformedInput as error:
+        return bad_request(str(error))

@@ -1,0 +1,65 @@
+"""``build_schema()``: the GraphQL schema for the registered engines, with its limits.
+
+The per-game types are generated from the engines every time, sorted by game id, so the same
+engines always give the same SDL (``schema.graphql`` is checked against it in CI).
+"""
+
+from __future__ import annotations
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+
+from service import games
+
+from .convert import Converter
+from .mutations import build_mutation
+from .queries import build_query
+from .subscriptions import build_subscription
+from .types.failures import FAILURES
+from .types.games import build_game_types
+from .types.match import build_match_types
+
+MAX_DEPTH = 12
+"""Deepest selection allowed; the deepest view of our games needs fewer levels."""
+MAX_ALIASES = 20
+MAX_TOKENS = 4000
+"""Lexical tokens per document; a query selecting every field of every view stays below."""
+
+RESERVED_NAMES = (
+    "Query", "Mutation", "Subscription", "Game", "SeatToken", "MatchCreated", "Event",
+    "MatchState", "LegalMoves", "ActionAccepted", "LogEntry", "LogPage", "MatchStatus",
+    "MatchResult", "LegalMovesResult", "LogResult", "CreateMatchResult", "ActResult",
+    "MatchUpdate", "Problem", "NoGame", "JSON", "ID", "String", "Int", "Float", "Boolean",
+    *(kind.__name__ for kind in FAILURES),
+)
+
+
+def should_mask(error: GraphQLError) -> bool:
+    """Hide unexpected failures (exceptions in resolvers); keep validation errors readable."""
+    original = error.original_error
+    return original is not None and not isinstance(original, GraphQLError)
+
+
+def build_schema() -> strawberry.Schema:
+    """The schema for every registered engine (deterministic for the same engines)."""
+    converter = Converter(reserved=RESERVED_NAMES)
+    game_types = build_game_types(converter, games.all())
+    match_types = build_match_types(game_types)
+    return strawberry.Schema(
+        query=build_query(match_types),
+        mutation=build_mutation(match_types, game_types),
+        subscription=build_subscription(match_types),
+        types=list(FAILURES),
+        extensions=[
+            lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+            lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+            lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+            lambda: MaskErrors(should_mask_error=should_mask),
+        ],
+    )
+
+
+def sdl() -> str:
+    """The schema as SDL text, ending with a newline (the content of ``schema.graphql``)."""
+    return str(build_schema()).rstrip("\n") + "\n"

@@ -1,0 +1,129 @@
+"""Expected failures as union members, never as GraphQL ``errors``.
+
+Every member implements ``Problem`` (``code``, ``message``): ``code`` is the service layer's
+stable code (``service/api/errors.py``) -- or the engine's own code for an ``IllegalMove`` --
+and ``message`` is the same human text REST puts in ``detail``. Each operation's result union
+lists the members that operation can produce; ``failure_for`` maps an ``ApiError`` onto one of
+them (``BadRequest`` or ``Unavailable`` when the specific member is not in that union).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import strawberry
+
+from service.api.errors import CODES, ApiError
+
+
+@strawberry.interface(description="An expected failure; `code` is stable and machine-readable.")
+class Problem:
+    code: str
+    message: str
+
+
+@strawberry.type(description="No match with that id (never created, or expired).")
+class NotFound(Problem):
+    pass
+
+
+@strawberry.type(description="Missing, malformed or wrong seat token for this match.")
+class Unauthorized(Problem):
+    pass
+
+
+@strawberry.type(description="The token is valid but may not do this.")
+class Forbidden(Problem):
+    pass
+
+
+@strawberry.type(description="The caller's seat may not act at the current version.")
+class NotYourTurn(Problem):
+    current_version: int
+
+
+@strawberry.type(description="The match is over; nothing more can be played.")
+class MatchFinished(Problem):
+    current_version: int
+
+
+@strawberry.type(
+    description="`expectedVersion` was given and the match has moved on: reload and retry."
+)
+class VersionConflict(Problem):
+    current_version: int
+
+
+@strawberry.type(description="The rules refuse this move; `code` is the engine's own code.")
+class IllegalMove(Problem):
+    pass
+
+
+@strawberry.type(
+    description="The request is invalid (`code`: malformed, unknown_game, bad_options, "
+    "bad_player_count, bad_bots, idempotency_key_reused, ...)."
+)
+class BadRequest(Problem):
+    pass
+
+
+@strawberry.type(description="Temporarily unable to answer (store down, contention): retry.")
+class Unavailable(Problem):
+    retry_after: int | None = strawberry.field(description="Seconds to wait before retrying.")
+
+
+FAILURES: tuple[type, ...] = (
+    NotFound,
+    Unauthorized,
+    Forbidden,
+    NotYourTurn,
+    MatchFinished,
+    VersionConflict,
+    IllegalMove,
+    BadRequest,
+    Unavailable,
+)
+
+_BY_CODE: dict[str, type] = {
+    "not_found": NotFound,
+    "match_not_found": NotFound,
+    "unauthorized": Unauthorized,
+    "forbidden": Forbidden,
+    "not_your_turn": NotYourTurn,
+    "match_finished": MatchFinished,
+    "version_conflict": VersionConflict,
+    "precondition_failed": VersionConflict,
+    "illegal_move": IllegalMove,
+}
+
+
+def _current_version(error: ApiError) -> int:
+    value = error.extra.get("currentVersion", error.extra.get("current_version"))
+    return value if isinstance(value, int) else -1
+
+
+def failure_for(error: ApiError, allowed: Sequence[type]) -> object:
+    """The union member of ``allowed`` that renders ``error``."""
+    kind = _BY_CODE.get(error.code)
+    if kind is None:
+        if error.status >= 500:
+            kind = Unavailable
+        elif error.status == 422 and error.code not in CODES:
+            kind = IllegalMove  # an engine's own refusal code
+        else:
+            kind = BadRequest
+    if kind not in allowed:
+        kind = Unavailable if error.status >= 500 else BadRequest
+    if kind in (NotYourTurn, MatchFinished, VersionConflict):
+        return kind(code=error.code, message=error.detail, current_version=_current_version(error))
+    if kind is Unavailable:
+        retry = error.extra.get("retryAfter")
+        return Unavailable(
+            code=error.code, message=error.detail,
+            retry_after=retry if isinstance(retry, int) else None,
+        )
+    return kind(code=error.code, message=error.detail)
+
+
+def bad_request(message: str, code: str = "malformed") -> BadRequest:
+    return BadRequest(code=code, message=message)

@@ -1,0 +1,145 @@
+"""The per-game GraphQL types, generated from the registered engines (``convert.py``).
+
+For every engine: its ``View`` (an object type, a member of the ``MatchView`` union), its
+``Action`` members (object types, members of the ``Move`` union) and an ``@oneOf`` input with
+one field per action (``<Prefix>ActionInput``). ``ActionInput`` is an ``@oneOf`` keyed by game
+id, so one ``act`` mutation takes any game's move and the server can check that the move
+belongs to the match's game. ``Result`` (shared by all games) is generated the same way.
+
+Engines are taken sorted by id, so the SDL does not depend on registration order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Union
+
+import strawberry
+
+from service.games.base import Engine, Result
+
+from ..convert import Codec, Converter, MalformedInput, camel, pascal, union_members
+
+NO_GAME = "none"
+
+
+@dataclass(frozen=True)
+class GameTypes:
+    """The generated types and their converters, for one set of engines."""
+
+    view: Codec
+    """``MatchView``: converts an engine's View value."""
+    move: Codec
+    """``Move``: converts an engine's Action value."""
+    action_input: Any
+    """``ActionInput``: the ``@oneOf`` input of ``act``."""
+    result: Codec
+    """``Result``."""
+    decode_action: Callable[[Any], tuple[str, dict[str, Any]]]
+    """``ActionInput`` value -> ``(game id, wire JSON of the action)``."""
+
+
+def type_prefix(engine: Engine[Any], names: Sequence[str]) -> str:
+    """The common prefix of an engine's type names (``Ny1901``, ``Gk``), cut at a word start.
+
+    Falls back to the PascalCase game id when the names share no prefix.
+    """
+    prefix = names[0] if names else ""
+    for name in names[1:]:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    # Cut back to a boundary where every name continues with a capital (a new word).
+    while prefix and not all(len(n) > len(prefix) and n[len(prefix)].isupper() for n in names):
+        prefix = prefix[:-1]
+    return prefix or pascal(engine.id)
+
+
+@strawberry.type(description="Placeholder: this build hosts no game.")
+class NoGame:
+    reason: str
+
+
+def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> GameTypes:
+    engines = sorted(engines, key=lambda e: e.id)
+    views: list[type] = []
+    moves: list[type] = []
+    per_game_inputs: dict[str, tuple[str, Any, Codec]] = {}
+    for engine in engines:
+        union = union_members(engine.Action)
+        if union is None:
+            raise TypeError(f"{engine.id}: Action must be a discriminated union of models")
+        members, discriminator = union
+        views.append(engine.View)
+        moves.extend(members)
+        prefix = type_prefix(engine, [engine.View.__name__] + [m.__name__ for m in members])
+        codec = converter.input_one_of(
+            f"{prefix}ActionInput",
+            members,
+            discriminator,
+            description=f"A move of {engine.title}: set exactly one field.",
+        )
+        per_game_inputs[engine.id] = (camel(engine.id), engine, codec)
+
+    result = converter.output(Result)
+    if not engines:
+        placeholder = Codec(
+            Annotated[Union[NoGame], strawberry.union("MatchView")],  # noqa: UP007
+            lambda v: NoGame(reason="no game"),
+        )
+        return GameTypes(
+            view=placeholder,
+            move=Codec(
+                Annotated[Union[NoGame], strawberry.union("Move")],  # noqa: UP007
+                lambda v: NoGame(reason="no game"),
+            ),
+            action_input=_no_game_input(),
+            result=result,
+            decode_action=lambda v: (NO_GAME, {}),
+        )
+    view = converter.output_union(
+        "MatchView", views, None,
+        description="What one seat (or a spectator) sees: one member per game.",
+    )
+    move = converter.output_union(
+        "Move", moves,
+        description="A legal move; each member maps onto one field of its game's ActionInput.",
+    )
+
+    namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    decoders: dict[str, Callable[[Any], Any]] = {}
+    for game_id, (key, engine, codec) in per_game_inputs.items():
+        attribute = key + "_" if key in namespace else key
+        namespace["__annotations__"][attribute] = strawberry.Maybe[codec.annotation]
+        namespace[attribute] = strawberry.field(
+            name=key, default=None, description=f"A move of {engine.title} ({game_id})."
+        )
+        decoders[attribute] = lambda value, g=game_id, c=codec: (g, c.convert(value))
+    converter.claim("ActionInput", "ActionInput")
+    action_input = strawberry.input(
+        type("ActionInput", (), namespace),
+        name="ActionInput",
+        one_of=True,
+        description="A move: set exactly one field, named after the match's game.",
+    )
+
+    def decode_action(value: Any) -> tuple[str, dict[str, Any]]:
+        _, decoded = Converter.decode_one_of(value, decoders)
+        game_id, action = decoded
+        return game_id, action
+
+    return GameTypes(
+        view=view, move=move, action_input=action_input, result=result,
+        decode_action=decode_action,
+    )
+
+
+def _no_game_input() -> Any:
+    @strawberry.input(name="ActionInput", one_of=True, description="No game is hosted.")
+    class ActionInput:
+        none: strawberry.Maybe[bool] = None
+
+    return ActionInput
+
+
+__all__ = ["NO_GAME", "GameTypes", "MalformedInput", "build_game_types", "type_prefix"]

@@ -1,0 +1,190 @@
+"""Object types of the match operations, mirroring ``service/api/models.py``.
+
+They are built per schema (``build_match_types``) because ``MatchState.view``,
+``LegalMoves.moves`` and ``LogEntry.action`` are the unions generated from the engines. The
+``from_*`` converters take the service layer's pydantic models, so GraphQL shows exactly what
+REST shows.
+
+(No ``from __future__ import annotations`` here: the annotations refer to local variables.)
+"""
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from service.api import models
+
+from ..convert import Optional
+from .games import GameTypes
+
+
+@strawberry.enum(description="Whether the match still takes moves.")
+class MatchStatus(Enum):
+    active = "active"
+    finished = "finished"
+
+
+@strawberry.type(description="A game this build hosts.")
+class Game:
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    options_schema: JSON = strawberry.field(
+        description="JSON Schema of the game's options (every option has a default)."
+    )
+
+    @classmethod
+    def from_model(cls, info: models.GameInfo) -> "Game":
+        return cls(
+            id=info.id, title=info.title, min_players=info.min_players,
+            max_players=info.max_players, options_schema=info.options_schema,
+        )
+
+
+@strawberry.type(description="The secret token of one human seat. Shown only once.")
+class SeatToken:
+    seat: int
+    token: str
+
+
+@strawberry.type(description="A new match and one token per human seat.")
+class MatchCreated:
+    match_id: strawberry.ID
+    game: str
+    version: int
+    seats: list[SeatToken]
+
+    @classmethod
+    def from_model(cls, created: models.CreateMatchResponse) -> "MatchCreated":
+        return cls(
+            match_id=strawberry.ID(created.match_id), game=created.game,
+            version=created.version,
+            seats=[SeatToken(seat=s.seat, token=s.token) for s in created.seats],
+        )
+
+
+@strawberry.type(description="Something that happened, as the caller may see it.")
+class Event:
+    kind: str
+    data: JSON = strawberry.field(description="The event's fields visible to the caller.")
+
+    @classmethod
+    def from_model(cls, event: models.EventOut) -> "Event":
+        return cls(kind=event.kind, data=event.data)
+
+
+@dataclass(frozen=True)
+class MatchTypes:
+    """The match object types of one schema and their converters."""
+
+    state: Any
+    legal_moves: Any
+    accepted: Any
+    log_entry: Any
+    log_page: Any
+    from_state: Any
+    from_legal_moves: Any
+    from_act: Any
+    from_log: Any
+
+
+def build_match_types(games: GameTypes) -> MatchTypes:
+    view_type = games.view.annotation
+    move_type = games.move.annotation
+    result_type = Optional(games.result.annotation)
+    optional_move = Optional(move_type)
+
+    @strawberry.type(description="A match as the caller (a seat, or a spectator) sees it.")
+    class MatchState:
+        match_id: strawberry.ID
+        game: str
+        version: int
+        status: MatchStatus
+        seat: int | None = strawberry.field(
+            description="The caller's seat; null for a spectator."
+        )
+        active_seats: list[int] = strawberry.field(description="Seats that may act now.")
+        view: view_type = strawberry.field(  # type: ignore[valid-type]
+            description="What the caller may see: the View type of the match's game."
+        )
+        result: result_type = strawberry.field(  # type: ignore[valid-type]
+            description="Final scores once the match is finished."
+        )
+
+    @strawberry.type(description="The caller's legal moves at one version.")
+    class LegalMoves:
+        match_id: strawberry.ID
+        version: int
+        seat: int | None = strawberry.field(
+            description="The caller's seat; null for a spectator (who has no moves)."
+        )
+        moves: list[move_type] = strawberry.field(  # type: ignore[valid-type]
+            description="Every legal move; each maps onto one field of ActionInput."
+        )
+
+    @strawberry.type(description="The move was stored as `version`.")
+    class ActionAccepted:
+        match_id: strawberry.ID
+        version: int = strawberry.field(description="The version the caller's move created.")
+        events: list[Event]
+        state: MatchState = strawberry.field(description="The caller's view after the move.")
+
+    @strawberry.type(description="One version of the match history, as the caller may see it.")
+    class LogEntry:
+        version: int
+        seat: int | None = strawberry.field(description="The seat that acted.")
+        action: optional_move = strawberry.field(  # type: ignore[valid-type]
+            description="The move, only for the caller's own moves."
+        )
+        events: list[Event]
+
+    @strawberry.type(description="Log entries after a version, up to `latestVersion`.")
+    class LogPage:
+        match_id: strawberry.ID
+        entries: list[LogEntry]
+        latest_version: int
+
+    def from_state(state: models.MatchState) -> MatchState:
+        return MatchState(
+            match_id=strawberry.ID(state.match_id), game=state.game, version=state.version,
+            status=MatchStatus(state.status), seat=state.seat,
+            active_seats=list(state.active_seats), view=games.view.convert(state.view),
+            result=None if state.result is None else games.result.convert(state.result),
+        )
+
+    def from_legal_moves(moves: models.LegalMoves) -> LegalMoves:
+        return LegalMoves(
+            match_id=strawberry.ID(moves.match_id), version=moves.version, seat=moves.seat,
+            moves=[games.move.convert(m) for m in moves.moves],
+        )
+
+    def from_act(response: models.ActResponse) -> ActionAccepted:
+        return ActionAccepted(
+            match_id=strawberry.ID(response.match_id), version=response.version,
+            events=[Event.from_model(e) for e in response.events],
+            state=from_state(response.state),
+        )
+
+    def from_log(page: models.LogPage) -> LogPage:
+        return LogPage(
+            match_id=strawberry.ID(page.match_id),
+            entries=[
+                LogEntry(
+                    version=entry.version, seat=entry.seat,
+                    action=None if entry.action is None else games.move.convert(entry.action),
+                    events=[Event.from_model(e) for e in entry.events],
+                )
+                for entry in page.entries
+            ],
+            latest_version=page.latest_version,
+        )
+
+    return MatchTypes(
+        state=MatchState, legal_moves=LegalMoves, accepted=ActionAccepted,
+        log_entry=LogEntry, log_page=LogPage, from_state=from_state,
+        from_legal_moves=from_legal_moves, from_act=from_act, from_log=from_log,
+    )
