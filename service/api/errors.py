@@ -30,6 +30,7 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_options": (422, "Invalid options"),
     "bad_player_count": (422, "Invalid player count"),
     "bad_bots": (422, "Invalid bot seats"),
+    "invalid_action": (422, "Not a move of this game"),
     "illegal_move": (422, "Illegal move"),
     "busy": (503, "Too much contention"),
     "store_unavailable": (503, "Store unavailable"),

@@ -278,8 +278,9 @@ class MatchService:
                 parsed = parse_action(engine, action)
             except ValidationError as error:
                 detail, errors = _validation_detail(error)
-                raise ApiError.of("malformed", f"Not a {engine.title} move: {detail}",
-                                  errors=errors) from None
+                raise ApiError.of(
+                    "invalid_action", f"Not a {engine.title} move: {detail}", errors=errors
+                ) from None
             state = engine.loads(record.state)
             if record.finished or engine.result(state) is not None:
                 raise ApiError.of("match_finished", "The match is over.", currentVersion=version)

@@ -1,0 +1,109 @@
+"""ASGI middleware of the REST app: request-body limit (413 as a problem) and metrics."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import ApiError
+from .metrics import Metrics
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _send_problem(send: Send, error: ApiError) -> None:
+    body = json.dumps(error.to_json()).encode()
+    await send({
+        "type": "http.response.start",
+        "status": error.status,
+        "headers": [
+            (b"content-type", b"application/problem+json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ],
+    })
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """Refuse request bodies over ``max_bytes`` with 413 ``body_too_large``, before the
+    handler sees them (by ``Content-Length`` up front, or while streaming)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        error = ApiError.of(
+            "body_too_large", f"Request bodies are limited to {self.max_bytes} bytes."
+        )
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > self.max_bytes:
+                    await _send_problem(send, error)
+                    return
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if started:
+                raise
+            await _send_problem(send, error)
+
+
+class RequestMetrics:
+    """Count requests by method, route template and status; time them by route."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def recording_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, recording_send)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            self.metrics.observe_request(
+                scope["method"], template, status, time.perf_counter() - started
+            )

@@ -1,0 +1,241 @@
+"""The REST API (DESIGN.md, "API surface"): Starlette routes over ``MatchService``.
+
+Each handler parses the request, calls one service method and renders the answer; every
+refusal is an ``ApiError`` rendered as ``application/problem+json``. No rule is decided here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from .auth import bearer_token
+from .errors import ApiError
+from .models import ActRequest, CreateMatchRequest
+from .service import MatchService
+
+M = TypeVar("M", bound=BaseModel)
+
+PROBLEM_JSON = "application/problem+json"
+SSE_PING_SECONDS = 15
+_ETAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+
+
+def problem_response(error: ApiError) -> JSONResponse:
+    headers = {}
+    retry_after = error.extra.get("retryAfter")
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return JSONResponse(
+        error.to_json(), status_code=error.status, headers=headers, media_type=PROBLEM_JSON
+    )
+
+
+def _service(request: Request) -> MatchService:
+    service: MatchService = request.app.state.match_service
+    return service
+
+
+def _token(request: Request) -> str | None:
+    return bearer_token(request.headers.get("authorization"))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+async def read_body(request: Request, model: type[M]) -> M:
+    """The request body as ``model``; 415 for a non-JSON type, 400 for anything malformed."""
+    content_type = request.headers.get("content-type", "application/json")
+    media = content_type.split(";")[0].strip().lower()
+    if media != "application/json" and not media.endswith("+json"):
+        raise ApiError.of("unsupported_media_type", "Send the body as application/json.")
+    raw = await request.body()
+    try:
+        data = json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ApiError.of("malformed", f"The body is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ApiError.of("malformed", "The body must be a JSON object.")
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        errors = [
+            {"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]}
+            for e in error.errors(include_url=False, include_input=False, include_context=False)
+        ]
+        first = errors[0]
+        where = ".".join(first["loc"]) or "body"
+        raise ApiError.of("malformed", f"{where}: {first['msg']}", errors=errors) from None
+
+
+def _non_negative_int(value: str | None, name: str) -> int:
+    if value is None or value == "":
+        return 0
+    if not value.isdigit() or len(value) > 18:
+        raise ApiError.of("malformed", f"{name} must be a non-negative integer.")
+    return int(value)
+
+
+def parse_if_match(header: str | None) -> int | None:
+    """The version pinned by ``If-Match``; None when absent or ``*``.
+
+    An entity tag we never issue can never match: -1 (answered with 412).
+    """
+    if header is None or header.strip() == "*":
+        return None
+    for candidate in header.split(","):
+        found = _ETAG.match(candidate)
+        if found:
+            return int(found.group(1))
+    return -1
+
+
+def _etag_matches(header: str | None, version: int) -> bool:
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    return any(
+        (found := _ETAG.match(tag)) is not None and int(found.group(1)) == version
+        for tag in header.split(",")
+    )
+
+
+def _etag(version: int) -> str:
+    return f'"{version}"'
+
+
+# Per-seat answers: caches must key them on the token, and revalidate.
+PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+
+
+async def list_games(request: Request) -> Response:
+    games = await _service(request).catalogue()
+    return JSONResponse([g.to_json() for g in games])
+
+
+async def create_match(request: Request) -> Response:
+    body = await read_body(request, CreateMatchRequest)
+    created = await _service(request).create_match(body)
+    location = f"/v1/matches/{created.match_id}"
+    headers = {"Location": location, "Cache-Control": "no-store"}
+    return JSONResponse(created.to_json(), status_code=201, headers=headers)
+
+
+async def get_match(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    state = await _service(request).get_state(match_id, _token(request))
+    headers = {"ETag": _etag(state.version), **PRIVATE}
+    if _etag_matches(request.headers.get("if-none-match"), state.version):
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(state.to_json(), headers=headers)
+
+
+async def legal_moves(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    moves = await _service(request).legal_moves(match_id, _token(request))
+    return JSONResponse(moves.to_json(), headers={"ETag": _etag(moves.version), **PRIVATE})
+
+
+async def act(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    token = _token(request)
+    if token is None:
+        raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
+    body = await read_body(request, ActRequest)
+    result = await _service(request).act(
+        match_id,
+        token,
+        body.action,
+        body.expected_version,
+        request.headers.get("idempotency-key"),
+        if_match=parse_if_match(request.headers.get("if-match")),
+    )
+    headers = {"ETag": _etag(result.state.version), "Cache-Control": "no-store"}
+    return JSONResponse(result.to_json(), headers=headers)
+
+
+async def match_log(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    after = _non_negative_int(request.query_params.get("after"), "after")
+    page = await _service(request).log(match_id, _token(request), after)
+    return JSONResponse(page.to_json(), headers=PRIVATE)
+
+
+async def match_events(request: Request) -> Response:
+    """SSE: one ``state`` event per new version (``id`` = version), from ``after`` or the
+    ``Last-Event-ID`` a reconnecting client sends; the stream ends after the final state."""
+    match_id = request.path_params["match_id"]
+    token = _token(request)
+    service = _service(request)
+    last_event_id = request.headers.get("last-event-id")
+    if last_event_id is not None and last_event_id != "":
+        after = _non_negative_int(last_event_id, "Last-Event-ID")
+    else:
+        after = _non_negative_int(request.query_params.get("after"), "after")
+    current = await service.get_state(match_id, token)  # 404/401 before the stream starts
+    if current.status == "finished" and after >= current.version:
+        # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.
+        return Response(status_code=204)
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        async for state in service.watch(match_id, token, after):
+            yield ServerSentEvent(
+                data=json.dumps(state.to_json(), separators=(",", ":")),
+                event="state",
+                id=str(state.version),
+            )
+            if state.status == "finished":
+                return
+
+    return EventSourceResponse(
+        stream(), ping=SSE_PING_SECONDS, send_timeout=30, headers={"Cache-Control": "no-store"}
+    )
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    if await _service(request).ready():
+        return JSONResponse({"status": "ready"})
+    return problem_response(
+        ApiError.of("store_unavailable", "The match store does not answer.", retryAfter=1)
+    )
+
+
+async def metrics(request: Request) -> Response:
+    text = _service(request).metrics.render()
+    return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+async def openapi(request: Request) -> Response:
+    return JSONResponse(request.app.state.openapi)
+
+
+def rest_routes() -> list[Route]:
+    return [
+        Route("/v1/games", list_games, methods=["GET"], name="list_games"),
+        Route("/v1/matches", create_match, methods=["POST"], name="create_match"),
+        Route("/v1/matches/{match_id}", get_match, methods=["GET"], name="get_match"),
+        Route(
+            "/v1/matches/{match_id}/legal-moves", legal_moves, methods=["GET"], name="legal_moves"
+        ),
+        Route("/v1/matches/{match_id}/actions", act, methods=["POST"], name="act"),
+        Route("/v1/matches/{match_id}/log", match_log, methods=["GET"], name="match_log"),
+        Route("/v1/matches/{match_id}/events", match_events, methods=["GET"], name="events"),
+        Route("/healthz", healthz, methods=["GET"], name="healthz"),
+        Route("/readyz", readyz, methods=["GET"], name="readyz"),
+        Route("/metrics", metrics, methods=["GET"], name="metrics"),
+        Route("/openapi.json", openapi, methods=["GET"], name="openapi"),
+    ]

@@ -1,0 +1,128 @@
+"""The ASGI application factory: wires the store, the match service, REST and GraphQL."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute
+
+from service.api.errors import ApiError
+from service.api.metrics import Metrics
+from service.api.middleware import BodyLimit, RequestMetrics
+from service.api.openapi import build_openapi
+from service.api.rest import problem_response, rest_routes
+from service.api.service import MatchService
+from service.store import MatchStore
+
+log = logging.getLogger("skyline")
+
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything ``skyline serve`` configures (flags and SKYLINE_* environment)."""
+
+    redis_url: str | None = None
+    redis_cluster: str | None = None
+    redis_prefix: str = "skyline:"
+    cors_origins: tuple[str, ...] = ()
+    ttl_finished: int | None = 7 * 24 * 3600
+    ttl_idle: int | None = 30 * 24 * 3600
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def open_store(settings: Settings) -> MatchStore:
+    """The store the settings name: Redis (single node or cluster), else the embedded one."""
+    from service.store import open_store as open_configured
+
+    return open_configured(settings.redis_url, settings.redis_cluster, settings.redis_prefix)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return problem_response(exc)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}.get(
+        exc.status_code, "malformed"
+    )
+    error = ApiError(exc.status_code, code, str(exc.detail), str(exc.detail))
+    response = problem_response(error)
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem_response(ApiError(500, "internal", "Internal error", "An unexpected error."))
+
+
+def create_app(store: MatchStore | None = None, *, settings: Settings | None = None) -> Starlette:
+    """The Skyline ASGI app. ``store``: an open store (tests); else one from ``settings``."""
+    settings = settings or Settings()
+    own_store = store is None
+    the_store = store if store is not None else open_store(settings)
+    metrics = Metrics()
+    match_service = MatchService(
+        the_store,
+        ttl_finished=settings.ttl_finished,
+        ttl_idle=settings.ttl_idle,
+        metrics=metrics,
+    )
+    routes: list[BaseRoute] = [*rest_routes()]
+    # GraphQL: the graphql helper mounts its routes here, e.g.
+    # routes += graphql_routes(match_service, allowed_origins=list(settings.cors_origins))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if own_store:
+                await the_store.close()
+
+    middleware = [
+        Middleware(RequestMetrics, metrics=metrics),
+        Middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=[
+                "Authorization", "Content-Type", "If-Match", "If-None-Match",
+                "Idempotency-Key", "Last-Event-ID",
+            ],
+            expose_headers=["ETag", "Location", "Retry-After"],
+            max_age=600,
+        ),
+        Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _unexpected,
+        },
+        lifespan=lifespan,
+    )
+    app.state.match_service = match_service
+    app.state.store = the_store
+    app.state.settings = settings
+    app.state.openapi = build_openapi()
+    return app
