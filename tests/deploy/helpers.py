@@ -29,7 +29,12 @@ PLANNED_ENV_NAMES = frozenset({
     "SKYLINE_TTL_FINISHED",
     "SKYLINE_TTL_IDLE",
     "SKYLINE_MAX_BODY_BYTES",
+    "SKYLINE_REDIS_PREFIX",
+    "SKYLINE_LOG_LEVEL",
 })
+# Read by the uvicorn that `skyline serve` runs (proxy_headers=True trusts X-Forwarded-* only
+# from these addresses); the one non-SKYLINE_ setting the manifests may carry.
+UVICORN_ENV_NAMES = frozenset({"FORWARDED_ALLOW_IPS"})
 ENV_NAME = re.compile(r"\bSKYLINE_[A-Z0-9_]*[A-Z0-9]\b")
 
 
@@ -48,13 +53,14 @@ def _names_in_source() -> set[str]:
 
 
 def _names_from_parser() -> set[str]:
-    """SKYLINE_<FLAG> for every long option of `serve` and `worker`, for a CLI that derives
-    its environment names from its flags instead of spelling them out."""
+    """SKYLINE_<FLAG> for every long option of `serve` and `worker` (the CLI reads each flag
+    from ``SKYLINE_<FLAG>`` too)."""
     try:
         from service import cli
-    except Exception:  # the CLI is being written; the planned list stands in
+
+        parser = cli.build_parser()
+    except Exception:  # the CLI is being written; the other sources stand in
         return set()
-    parser = cli.build_parser()
     names: set[str] = set()
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -71,12 +77,11 @@ def _names_from_parser() -> set[str]:
 
 def known_env_names() -> tuple[frozenset[str], str]:
     """The SKYLINE_* names the service reads and where that list came from: the names spelled
-    in service/ (cli.py and whatever it uses), else the flags of `serve`/`worker`, else the
-    planned list."""
-    if names := _names_in_source():
-        return frozenset(names), "service/ source"
-    if names := _names_from_parser():
-        return frozenset(names), "skyline serve/worker flags"
+    in service/ plus SKYLINE_<FLAG> of each `serve`/`worker` flag; the planned list only while
+    the CLI yields neither."""
+    spelled, flags = _names_in_source(), _names_from_parser()
+    if spelled or flags:
+        return frozenset(spelled | flags), "service/ source and skyline serve/worker flags"
     return PLANNED_ENV_NAMES, "planned list (service/cli.py names none yet)"
 
 
