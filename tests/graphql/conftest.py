@@ -1,0 +1,89 @@
+"""Fixtures for the GraphQL tests: the toy engine registered, an app serving ``/graphql``
+on the memory store or a real Redis, and a client for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from service import games
+from service.api.graphql import graphql_routes
+from service.api.service import MatchService
+from service.store import MatchStore, MemoryStore, RedisStore
+from tests.graphql.client import GraphQLClient
+
+TOY = "toy"
+
+
+@pytest.fixture(scope="package", autouse=True)
+def toy_game() -> Iterator[None]:
+    """The toy engine (hidden hands, a simultaneous step) next to the real games."""
+    known = TOY in games.ids()
+    games.register(TOY, "tests.toy_game:engine")
+    yield
+    if not known:
+        games.unregister(TOY)
+
+
+def graphql_app(store: MatchStore) -> tuple[Starlette, Any]:
+    service = MatchService(store, ttl_finished=None, ttl_idle=None)
+    routes = graphql_routes(service, allowed_origins=["https://play.example"])
+    app = Starlette(routes=routes)
+    app.state.match_service = service
+    return app, routes[0].endpoint.schema
+
+
+@pytest.fixture
+def make_client() -> Iterator[Callable[[MatchStore], GraphQLClient]]:
+    """``make_client(store)``: a GraphQL client of an app on ``store`` (closed afterwards)."""
+    opened: list[TestClient] = []
+
+    def make(store: MatchStore) -> GraphQLClient:
+        app, schema = graphql_app(store)
+        http = TestClient(app)
+        http.__enter__()
+        opened.append(http)
+        return GraphQLClient(http, schema)
+
+    yield make
+    for http in opened:
+        http.__exit__(None, None, None)
+
+
+@pytest.fixture
+def gql(make_client: Callable[[MatchStore], GraphQLClient]) -> GraphQLClient:
+    """A client of an app on a fresh memory store."""
+    return make_client(MemoryStore())
+
+
+@pytest.fixture
+def redis_gql(
+    make_client: Callable[[MatchStore], GraphQLClient], redis_url: str, redis_prefix: str
+) -> GraphQLClient:
+    """A client of an app on a real Redis (keys under a per-test prefix)."""
+    return make_client(RedisStore.from_url(redis_url, prefix=redis_prefix))
+
+
+CREATE = """
+mutation($game: String!, $players: Int!, $options: JSON, $seed: Int, $bots: [Int!]) {
+  createMatch(game: $game, players: $players, options: $options, seed: $seed, bots: $bots) {
+    __typename
+    ... on MatchCreated { matchId game version seats { seat token } }
+    ... on Problem { code message }
+  }
+}
+"""
+
+
+def create_match(
+    gql: GraphQLClient, game: str = TOY, players: int = 2, seed: int = 7, **extra: Any
+) -> tuple[str, dict[int, str]]:
+    """A new match: ``(match id, {seat: token})``."""
+    data = gql(CREATE, {"game": game, "players": players, "seed": seed, **extra})
+    created = data["createMatch"]
+    assert created["__typename"] == "MatchCreated", created
+    return created["matchId"], {s["seat"]: s["token"] for s in created["seats"]}
