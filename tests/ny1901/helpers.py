@@ -1,0 +1,79 @@
+"""Build New York 1901 positions directly through the state module (scenario tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.games.ny1901 import ENGINE, Ny1901Options
+from service.games.ny1901 import state as st
+from service.games.ny1901.data import DISTRICTS
+from service.games.ny1901.shapes import SUPPLY, TILE_INDEX, TILES
+from service.games.ny1901.state import State
+
+E = ENGINE
+BOARD = ENGINE.board
+GEO = ENGINE.geometry
+
+
+def kind(district: str, size: int) -> int:
+    return DISTRICTS.index(district) * 2 + size - 2
+
+
+def blank(players: int = 4, challenge: str = "none", expert: bool = False,
+          streets: tuple[str, str, str] = ("broadway", "wall_street", "pine_thames"),
+          seed: int = 1) -> State:
+    """A start where nobody owns anything (as in the expert game) with the given cards in
+    play; ``expert`` picks the technology thresholds (NY-S6)."""
+    options = Ny1901Options(expert=True, challenge=challenge,  # type: ignore[arg-type]
+                            streets=list(streets))  # type: ignore[arg-type]
+    state = E.setup(players, options, seed)
+    state.expert = expert
+    return state
+
+
+def give(state: State, seat: int, *lots: str) -> State:
+    """The seat owns these lots (their cards leave the markets)."""
+    for name in lots:
+        index = BOARD.lot_index[name]
+        state.lots[seat] |= 1 << index
+        lot_kind = BOARD.lots[index].kind
+        if lot_kind in state.future:
+            state.future.remove(lot_kind)
+        elif lot_kind in state.market:
+            state.market.remove(lot_kind)
+    st.refresh(state, GEO)
+    return state
+
+
+def put(state: State, seat: int, tile: str, rotation: int, x: int, y: int) -> State:
+    """A building of ``seat`` (its lots must be given first); marks the tile used."""
+    index = TILE_INDEX[tile]
+    shape = TILES[index].shape
+    placement = GEO.find(shape, rotation, x, y)
+    assert placement is not None, (tile, rotation, x, y)
+    state.buildings[seat] = [*state.buildings[seat], (index, placement.id, placement.mask)]
+    if TILES[index].legendary >= 0:
+        state.legend[TILES[index].legendary] = seat
+    elif index < SUPPLY:
+        state.used[seat] |= 1 << index
+    st.refresh(state, GEO)
+    return state
+
+
+def use_tiles(state: State, seat: int, *tiles: str) -> State:
+    """Mark supply tiles as spent (demolished earlier) without a building on the board."""
+    for tile in tiles:
+        state.used[seat] |= 1 << TILE_INDEX[tile]
+    return state
+
+
+def legal(state: State) -> list[Any]:
+    return E.legal_actions(state, state.seat)
+
+
+def of_type(actions: list[Any], type_: str) -> list[Any]:
+    return [a for a in actions if a.type == type_]
+
+
+def square(x: int, y: int) -> int:
+    return 1 << (y * BOARD.width + x)
