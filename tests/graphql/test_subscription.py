@@ -1,0 +1,140 @@
+"""``matchUpdated`` over graphql-transport-ws: authentication in ``connection_init``, every
+version in order while another client plays, per-seat views, completion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from tests.graphql.client import PROTOCOL, GraphQLClient
+from tests.graphql.conftest import create_match
+from tests.graphql.queries import MATCH_UPDATED
+from tests.graphql.test_operations import DRAW, PASS, act, play, state
+
+
+def test_seat_receives_every_version_in_order_while_others_play(gql: GraphQLClient) -> None:
+    match_id, tokens = create_match(gql, options={"rounds": 1})
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 0}, tokens[1]) as sub:
+        act(gql, match_id, tokens[0], DRAW)
+        first = sub.next()["matchUpdated"]
+        assert (first["__typename"], first["version"], first["seat"]) == ("MatchState", 1, 1)
+        act(gql, match_id, tokens[1], PASS)
+        for seat in (0, 1):
+            card = state(gql, match_id, tokens[seat])["view"]["hand"][0]
+            act(gql, match_id, tokens[seat], play(card))
+        versions = [first["version"]]
+        while True:
+            update = sub.next()["matchUpdated"]
+            versions.append(update["version"])
+            assert update["view"]["hand"] is not None  # seat 1's own hand
+            if update["status"] == "finished":
+                break
+        assert versions == [1, 2, 3, 4]
+        assert update["result"]["winners"]
+        sub.expect_complete()
+
+
+def test_without_after_the_current_state_comes_first(gql: GraphQLClient) -> None:
+    match_id, tokens = create_match(gql)
+    act(gql, match_id, tokens[0], DRAW)
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id}, tokens[0]) as sub:
+        assert sub.next()["matchUpdated"]["version"] == 1
+        act(gql, match_id, tokens[1], PASS)
+        assert sub.next()["matchUpdated"]["version"] == 2
+
+
+def test_late_subscriber_replays_missed_versions(gql: GraphQLClient) -> None:
+    match_id, tokens = create_match(gql)
+    act(gql, match_id, tokens[0], DRAW)
+    act(gql, match_id, tokens[1], DRAW)
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 0}) as sub:
+        assert [sub.next()["matchUpdated"]["version"] for _ in range(2)] == [1, 2]
+
+
+def test_spectator_stream_shows_public_information_only(gql: GraphQLClient) -> None:
+    match_id, tokens = create_match(gql)
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 0}) as sub:
+        act(gql, match_id, tokens[0], DRAW)
+        update = sub.next()["matchUpdated"]
+        assert update["seat"] is None
+        assert update["view"]["hand"] is None and update["view"]["myChoice"] is None
+        assert update["view"]["handSizes"] == [4, 3]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"authorization": "Basic dXNlcjpwYXNz"},
+        {"authorization": "Bearer"},
+        {"authorization": "Bearer not-a-seat-token"},
+        {"Authorization": 42},
+    ],
+)
+def test_malformed_credentials_are_refused_at_connection_init(
+    gql: GraphQLClient, payload: dict[str, Any]
+) -> None:
+    assert_refused(gql, payload)
+
+
+def test_wrong_token_for_the_named_match_is_refused_at_connection_init(
+    gql: GraphQLClient,
+) -> None:
+    match_id, tokens = create_match(gql)
+    _, other = create_match(gql)
+    assert_refused(gql, {"authorization": f"Bearer {other[0]}", "matchId": match_id})
+    assert_refused(gql, {"authorization": f"Bearer {tokens[0]}", "matchId": "no-such-match"})
+    with gql.subscribe(
+        MATCH_UPDATED, {"id": match_id},
+        payload={"authorization": f"Bearer {tokens[0]}", "matchId": match_id},
+    ) as sub:
+        assert sub.next()["matchUpdated"]["seat"] == 0
+
+
+def test_wrong_token_for_the_subscribed_match_ends_with_unauthorized(
+    gql: GraphQLClient,
+) -> None:
+    match_id, _ = create_match(gql)
+    _, other = create_match(gql)
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 0}, other[0]) as sub:
+        refused = sub.next()["matchUpdated"]
+        assert (refused["__typename"], refused["code"]) == ("Unauthorized", "unauthorized")
+        sub.expect_complete()
+
+
+def test_unknown_match_ends_with_not_found(gql: GraphQLClient) -> None:
+    with gql.subscribe(MATCH_UPDATED, {"id": "nope"}) as sub:
+        assert sub.next()["matchUpdated"]["__typename"] == "NotFound"
+        sub.expect_complete()
+
+
+def test_finished_match_completes_at_once(gql: GraphQLClient) -> None:
+    match_id, tokens = create_match(gql, options={"rounds": 1})
+    act(gql, match_id, tokens[0], PASS)
+    act(gql, match_id, tokens[1], PASS)
+    for seat in (0, 1):
+        act(gql, match_id, tokens[seat], play(state(gql, match_id, tokens[seat])["view"]["hand"][0]))
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 4}, tokens[0]) as sub:
+        sub.expect_complete()
+
+
+def test_foreign_origin_is_refused_and_listed_origin_accepted(gql: GraphQLClient) -> None:
+    with pytest.raises(WebSocketDisconnect), gql.http.websocket_connect(
+        "/graphql", subprotocols=[PROTOCOL], headers={"Origin": "https://evil.example"}
+    ) as ws:
+        ws.send_json({"type": "connection_init"})
+        ws.receive_json()
+    with gql.http.websocket_connect(
+        "/graphql", subprotocols=[PROTOCOL], headers={"Origin": "https://play.example"}
+    ) as ws:
+        ws.send_json({"type": "connection_init"})
+        assert ws.receive_json()["type"] == "connection_ack"
+
+
+def assert_refused(gql: GraphQLClient, payload: dict[str, Any]) -> None:
+    with gql.http.websocket_connect("/graphql", subprotocols=[PROTOCOL]) as ws:
+        ws.send_json({"type": "connection_init", "payload": payload})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4403
