@@ -114,7 +114,8 @@ def test_finished_match_completes_at_once(gql: GraphQLClient) -> None:
     act(gql, match_id, tokens[0], PASS)
     act(gql, match_id, tokens[1], PASS)
     for seat in (0, 1):
-        act(gql, match_id, tokens[seat], play(state(gql, match_id, tokens[seat])["view"]["hand"][0]))
+        card = state(gql, match_id, tokens[seat])["view"]["hand"][0]
+        act(gql, match_id, tokens[seat], play(card))
     with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 4}, tokens[0]) as sub:
         sub.expect_complete()
 
