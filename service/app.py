@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from service.api.errors import ApiError
+from service.api.graphql import graphql_routes
 from service.api.metrics import Metrics
 from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
@@ -84,9 +85,10 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ttl_idle=settings.ttl_idle,
         metrics=metrics,
     )
-    routes: list[BaseRoute] = [*rest_routes()]
-    # GraphQL: the graphql helper mounts its routes here, e.g.
-    # routes += graphql_routes(match_service, allowed_origins=list(settings.cors_origins))
+    routes: list[BaseRoute] = [
+        *rest_routes(),
+        *graphql_routes(match_service, allowed_origins=list(settings.cors_origins)),
+    ]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

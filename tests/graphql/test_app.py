@@ -1,0 +1,34 @@
+"""The application factory mounts GraphQL on ``/graphql`` for HTTP and WebSockets."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+
+from service.app import Settings, create_app
+from service.store import MemoryStore
+from tests.graphql.client import PROTOCOL
+
+
+def test_create_app_serves_graphql_over_http_and_websocket() -> None:
+    app = create_app(MemoryStore(), settings=Settings(cors_origins=("https://play.example",)))
+    with TestClient(app) as http:
+        response = http.post("/graphql", json={"query": "{ games { id } }"})
+        assert response.status_code == 200
+        assert "toy" in [g["id"] for g in response.json()["data"]["games"]]
+        created = http.post("/v1/matches", json={"game": "toy", "players": 2}).json()
+        query = "query($id: ID!) { match(id: $id) { ... on MatchState { version } } }"
+        body = http.post(
+            "/graphql", json={"query": query, "variables": {"id": created["matchId"]}}
+        ).json()
+        assert body == {"data": {"match": {"version": 0}}}  # REST and GraphQL share a store
+        with http.websocket_connect(
+            "/graphql", subprotocols=[PROTOCOL], headers={"Origin": "https://play.example"}
+        ) as ws:
+            ws.send_json({"type": "connection_init"})
+            assert ws.receive_json()["type"] == "connection_ack"
+
+
+def test_graphql_ide_is_not_served() -> None:
+    with TestClient(create_app(MemoryStore())) as http:
+        response = http.get("/graphql", headers={"Accept": "text/html"})
+        assert "graphiql" not in response.text.lower()
