@@ -74,8 +74,8 @@ class CreateMatchRequest(InputModel):
     )
     bots: list[SeatNumber] | None = Field(
         default=None,
-        description="Seats played by the built-in random bot; they get no token.",
-        max_length=16,
+        description="Seats played by the built-in random bot (each once); they get no token.",
+        max_length=15,
     )
 
 

@@ -57,7 +57,9 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
     for players in range(engine.min_players, engine.max_players + 1):
         seat: Any = Annotated[int, Field(ge=0, le=players - 1)]
         count: Any = Literal[players]
-        bots: Any = Annotated[list[seat], Field(max_length=players - 1)] | None
+        bots: Any = Annotated[
+            list[seat], Field(max_length=players - 1, json_schema_extra={"uniqueItems": True})
+        ] | None
         variants.append(
             create_model(
                 f"Create{_camel_id(engine.id)}Match{players}",
@@ -192,6 +194,14 @@ MATCH_ID_PARAM = {
 }
 ETAG = {"ETag": {"description": 'The match version, quoted ("7").', "required": True,
                  "schema": {"type": "string"}}}
+AUTH_PARAM = {
+    "name": "Authorization",
+    "in": "header",
+    "required": False,
+    "description": "`Bearer <seat token>`; omitted: a spectator (reads only).",
+    "schema": {"type": "string"},
+}
+ACT_AUTH_PARAM = {**AUTH_PARAM, "required": True, "description": "`Bearer <seat token>`."}
 OPTIONAL_SEAT: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 SEAT: list[dict[str, list[str]]] = [{"seatToken": []}]
 AUTH_FROM_CREATE = "Bearer {$response.body#/seats/0/token}"
@@ -255,7 +265,7 @@ def _paths() -> dict[str, Any]:
             "operationId": "getMatch", "summary": "The match as the caller may see it.",
             "tags": ["matches"], "security": OPTIONAL_SEAT,
             "description": "Without a token: the spectator's view.",
-            "parameters": [MATCH_ID_PARAM, {
+            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
                 "name": "If-None-Match", "in": "header", "required": False,
                 "description": "A previous ETag: 304 while the version is unchanged.",
                 "schema": {"type": "string"}}],
@@ -270,7 +280,7 @@ def _paths() -> dict[str, Any]:
             "operationId": "getLegalMoves", "summary": "The caller's legal moves now.",
             "tags": ["matches"], "security": OPTIONAL_SEAT,
             "description": "A spectator (no token) has no moves.",
-            "parameters": [MATCH_ID_PARAM],
+            "parameters": [MATCH_ID_PARAM, AUTH_PARAM],
             "responses": {
                 "200": _json("LegalMoves", "Legal moves.", headers=ETAG, links=act_link),
                 **_problems(401, 404, 503),
@@ -279,7 +289,7 @@ def _paths() -> dict[str, Any]:
         "/v1/matches/{matchId}/actions": {"post": {
             "operationId": "act", "summary": "Play a move.", "tags": ["matches"],
             "security": SEAT,
-            "parameters": [MATCH_ID_PARAM, {
+            "parameters": [MATCH_ID_PARAM, ACT_AUTH_PARAM, {
                 "name": "If-Match", "in": "header", "required": False,
                 "description": "Pin the version (an ETag): 412 when the match moved on.",
                 "schema": {"type": "string"}}, {
@@ -297,7 +307,7 @@ def _paths() -> dict[str, Any]:
         "/v1/matches/{matchId}/log": {"get": {
             "operationId": "getLog", "summary": "Versions after `after`, as the caller may see "
             "them.", "tags": ["matches"], "security": OPTIONAL_SEAT,
-            "parameters": [MATCH_ID_PARAM, {
+            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}],
             "responses": {"200": _json("LogPage", "Log entries."), **_problems(400, 401, 404, 503)},
@@ -306,9 +316,10 @@ def _paths() -> dict[str, Any]:
             "operationId": "streamEvents", "tags": ["matches"], "security": OPTIONAL_SEAT,
             "summary": "Server-Sent Events: the caller's state at each new version.",
             "description": "Each event: `event: state`, `id: <version>`, `data: <MatchState "
-            "JSON>`. Resume with `Last-Event-ID` (or `?after=`). The stream ends after the "
-            "final state; 204 when nothing can follow.",
-            "parameters": [MATCH_ID_PARAM, {
+            "JSON>`. A fresh stream starts with the current state; `Last-Event-ID` (or "
+            "`?after=`) replays every later version first. The stream ends after the final "
+            "state; 204 when nothing can follow.",
+            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}, {
                 "name": "Last-Event-ID", "in": "header", "required": False,

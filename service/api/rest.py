@@ -11,7 +11,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -19,8 +19,8 @@ from starlette.routing import Route
 
 from .auth import bearer_token
 from .errors import ApiError
-from .models import ActRequest, CreateMatchRequest
-from .service import MatchService
+from .models import ActRequest, CreateMatchRequest, MatchState
+from .service import MatchService, validate_wire
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -65,16 +65,14 @@ async def read_body(request: Request, model: type[M]) -> M:
         raise ApiError.of("malformed", f"The body is not valid JSON: {error}") from None
     if not isinstance(data, dict):
         raise ApiError.of("malformed", "The body must be a JSON object.")
-    try:
-        return model.model_validate(data)
-    except ValidationError as error:
-        errors = [
-            {"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]}
-            for e in error.errors(include_url=False, include_input=False, include_context=False)
-        ]
+    value, errors = validate_wire(
+        model.model_validate, lambda raw: model.model_validate_json(raw, strict=True), data
+    )
+    if value is None:
         first = errors[0]
         where = ".".join(first["loc"]) or "body"
-        raise ApiError.of("malformed", f"{where}: {first['msg']}", errors=errors) from None
+        raise ApiError.of("malformed", f"{where}: {first['msg']}", errors=errors)
+    return value
 
 
 def _non_negative_int(value: str | None, name: str) -> int:
@@ -172,28 +170,37 @@ async def match_log(request: Request) -> Response:
 
 
 async def match_events(request: Request) -> Response:
-    """SSE: one ``state`` event per new version (``id`` = version), from ``after`` or the
-    ``Last-Event-ID`` a reconnecting client sends; the stream ends after the final state."""
+    """SSE: one ``state`` event per version (``id`` = version), in order, without gaps.
+
+    Without ``after`` or ``Last-Event-ID`` the stream starts with the current state; with
+    them (a reconnecting EventSource sends ``Last-Event-ID``) it replays every version after
+    that one. The stream ends after the final state."""
     match_id = request.path_params["match_id"]
     token = _token(request)
     service = _service(request)
     last_event_id = request.headers.get("last-event-id")
-    if last_event_id is not None and last_event_id != "":
+    after: int | None = None
+    if last_event_id:
         after = _non_negative_int(last_event_id, "Last-Event-ID")
-    else:
+    elif request.query_params.get("after") is not None:
         after = _non_negative_int(request.query_params.get("after"), "after")
     current = await service.get_state(match_id, token)  # 404/401 before the stream starts
-    if current.status == "finished" and after >= current.version:
+    if current.status == "finished" and after is not None and after >= current.version:
         # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.
         return Response(status_code=204)
 
+    def event(state: MatchState) -> ServerSentEvent:
+        data = json.dumps(state.to_json(), separators=(",", ":"))
+        return ServerSentEvent(data=data, event="state", id=str(state.version))
+
     async def stream() -> AsyncIterator[ServerSentEvent]:
-        async for state in service.watch(match_id, token, after):
-            yield ServerSentEvent(
-                data=json.dumps(state.to_json(), separators=(",", ":")),
-                event="state",
-                id=str(state.version),
-            )
+        if after is None:  # a fresh subscriber starts with the current state
+            yield event(current)
+            if current.status == "finished":
+                return
+        async for state in service.watch(match_id, token, current.version if after is None
+                                         else after):
+            yield event(state)
             if state.status == "finished":
                 return
 

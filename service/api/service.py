@@ -25,7 +25,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from service import games
-from service.games.base import JSON, Engine, Event, IllegalAction, dump_action, parse_action
+from service.games.base import (
+    JSON,
+    Engine,
+    Event,
+    IllegalAction,
+    action_adapter,
+    dump_action,
+    parse_action,
+)
 from service.store import MatchExists, MatchNotFound, MatchStore, StoreUnavailable
 
 from . import auth
@@ -62,14 +70,46 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256(joined).hexdigest()[:24]
 
 
-def _validation_detail(error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
-    errors = [
+def _first_error(errors: list[dict[str, Any]]) -> str:
+    first = errors[0] if errors else {"loc": [], "msg": "invalid"}
+    where = ".".join(first["loc"]) or "value"
+    return f"{where}: {first['msg']}"
+
+
+def _wire_errors(error: ValidationError) -> list[dict[str, Any]]:
+    return [
         {"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]}
         for e in error.errors(include_url=False, include_input=False, include_context=False)
     ]
-    first = errors[0] if errors else {"loc": [], "msg": "invalid"}
-    where = ".".join(first["loc"]) or "body"
-    return f"{where}: {first['msg']}", errors
+
+
+def validate_wire(
+    lax: Callable[[Any], T], strict_json: Callable[[str], object], data: JSON
+) -> tuple[T | None, list[dict[str, Any]]]:
+    """Validate JSON ``data`` as JSON Schema reads the published schema: pydantic's lax mode
+    (which accepts ``3.0`` for an integer, as JSON Schema does), minus the coercions JSON
+    Schema refuses (``0`` for a boolean, ``"5"`` for an integer), found by a strict pass.
+
+    Returns ``(value, [])`` or ``(None, errors)``.
+    """
+    try:
+        value = lax(data)
+    except ValidationError as error:
+        return None, _wire_errors(error)
+    try:
+        strict_json(json.dumps(data))
+    except ValidationError as error:
+        coerced = [
+            e for e in error.errors(include_url=False, include_context=False)
+            if not (e["type"] == "int_type" and isinstance(e.get("input"), float)
+                    and e["input"].is_integer())
+        ]
+        if coerced:
+            return None, [
+                {"loc": [str(p) for p in e["loc"]], "msg": e["msg"], "type": e["type"]}
+                for e in coerced
+            ]
+    return value, []
 
 
 def events_for(seat: int | None, events: tuple[Event, ...] | list[Event]) -> list[EventOut]:
@@ -128,6 +168,8 @@ class MatchService:
             )
         options = self._options(engine, req.options)
         bots = tuple(sorted(set(req.bots or ())))
+        if len(bots) != len(req.bots or ()):
+            raise ApiError.of("bad_bots", "Name each bot seat once.")
         if any(seat >= req.players for seat in bots):
             raise ApiError.of("bad_bots", f"Bot seats must be below {req.players}.")
         if len(bots) == req.players:
@@ -273,14 +315,10 @@ class MatchService:
             action_digest = _digest(json.dumps(action, sort_keys=True, default=str))
             if key is not None and (first := record.recall(key)) is not None:
                 return await self._replayed(match_id, engine, seat, first, action_digest)
+            # The move's shape depends only on the game: refuse a malformed one whatever the
+            # version, then check the pin, then ask the rules.
+            parsed = self._parse_action(engine, action)
             self._check_pins(version, expected_version, if_match)
-            try:
-                parsed = parse_action(engine, action)
-            except ValidationError as error:
-                detail, errors = _validation_detail(error)
-                raise ApiError.of(
-                    "invalid_action", f"Not a {engine.title} move: {detail}", errors=errors
-                ) from None
             state = engine.loads(record.state)
             if record.finished or engine.result(state) is not None:
                 raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
@@ -387,11 +425,27 @@ class MatchService:
     def _options(engine: Engine[Any], options: dict[str, JSON] | None) -> BaseModel | None:
         if options is None:
             return None
-        try:
-            return engine.Options.model_validate(options)
-        except ValidationError as error:
-            detail, errors = _validation_detail(error)
-            raise ApiError.of("bad_options", detail, errors=errors) from None
+        model = engine.Options
+        value, errors = validate_wire(
+            model.model_validate, lambda raw: model.model_validate_json(raw, strict=True),
+            options,
+        )
+        if errors:
+            raise ApiError.of("bad_options", _first_error(errors), errors=errors)
+        return value
+
+    @staticmethod
+    def _parse_action(engine: Engine[Any], action: JSON) -> Any:
+        adapter = action_adapter(engine)
+        value, errors = validate_wire(
+            adapter.validate_python, lambda raw: adapter.validate_json(raw, strict=True), action
+        )
+        if errors:
+            raise ApiError.of(
+                "invalid_action", f"Not a {engine.title} move: {_first_error(errors)}",
+                errors=errors,
+            )
+        return value
 
     @staticmethod
     def _seat(record: MatchRecord, token: str | None, *, required: bool) -> int | None:

@@ -1,0 +1,50 @@
+"""schemathesis against the ASGI app: every operation and phase of the OpenAPI document,
+stateful sequences (create -> legal moves -> act) included, with every check enabled.
+
+Settings live in ``schemathesis.toml`` next to this file (shared with the live `st run` in
+``test_schemathesis_cli.py``). The schema is loaded at import time (``from_fixture`` does not
+work with pytest 9), with the toy game registered just long enough to build the app's
+document; the autouse ``toy_game`` fixture registers it again while the tests run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.config import SchemathesisConfig
+
+from service import games
+from tests.api.conftest import TOY, make_app
+
+CONFIG = Path(__file__).with_name("schemathesis.toml")
+
+games.register(TOY, "tests.toy_game:engine")
+try:
+    app = make_app()
+finally:
+    games.unregister(TOY)
+
+schema = schemathesis.openapi.from_asgi(
+    "/openapi.json", app, config=SchemathesisConfig.from_path(str(CONFIG))
+)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_every_operation(case: schemathesis.Case) -> None:
+    case.call_and_validate()
+
+
+StatefulTest = schema.as_state_machine().TestCase
+StatefulTest.settings = settings(
+    max_examples=30,
+    stateful_step_count=8,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
