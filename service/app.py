@@ -89,6 +89,10 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         *rest_routes(),
         *graphql_routes(match_service, allowed_origins=list(settings.cors_origins)),
     ]
+    from service.api.pictures import picture_routes  # board.svg (issue 6)
+    from service.web import web_routes  # the reference client at /play (issue 6)
+
+    routes += [*picture_routes(), *web_routes()]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
