@@ -1,0 +1,5 @@
+"""Built-in computer players (random, greedy, search) usable as seats; see ``base.py``."""
+
+from .base import KINDS, Bot, Budget, NoLegalMove, get_bot
+
+__all__ = ["KINDS", "Bot", "Budget", "NoLegalMove", "get_bot"]

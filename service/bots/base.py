@@ -1,0 +1,102 @@
+"""The bot contract, budgets and the registry of built-in players.
+
+A bot sees exactly what its seat sees: the engine (the rules), the seat's view
+(``engine.view(state, seat)``) and the seat's legal moves. It never receives the real state,
+so it cannot peek at hidden information. The service worker calls::
+
+    bot = get_bot("search", seed=match_seed, budget=Budget(iterations=200))
+    action = bot.choose(engine, view, legal, seat)
+
+``choose`` returns one element of ``legal``. Bots are deterministic: all randomness comes
+from a ``random.Random`` derived from the bot's seed, the seat and the view's content
+(``derive_rng``), so the same view, seed and iteration budget always give the same move --
+also across processes and restarts, which suits a stateless worker. A time budget
+(``Budget(seconds=...)``) is the only use of the clock and makes the search stop early.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from service.games.base import Engine
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much thinking a search bot may do per move.
+
+    ``iterations``: simulations per move (deterministic for a given seed). ``seconds``: an
+    optional wall-clock cap per move; when both are given the search stops at whichever comes
+    first (then the move may depend on machine speed).
+    """
+
+    iterations: int | None = 200
+    seconds: float | None = None
+
+    @classmethod
+    def parse(cls, text: str | None) -> Budget:
+        """``"300"`` (iterations), ``"0.5s"`` (seconds) or ``"300,0.5s"`` (both)."""
+        if not text:
+            return cls()
+        iterations: int | None = None
+        seconds: float | None = None
+        for part in text.split(","):
+            part = part.strip()
+            if part.endswith("s"):
+                seconds = float(part[:-1])
+            else:
+                iterations = int(part)
+        if iterations is None and seconds is not None:
+            return cls(iterations=None, seconds=seconds)
+        return cls(iterations=iterations, seconds=seconds)
+
+
+class Bot(Protocol):
+    """A computer player for one or more games."""
+
+    kind: str
+
+    def choose(
+        self, engine: Engine[Any], view: BaseModel, legal: Sequence[Any], seat: int
+    ) -> Any:
+        """One element of ``legal`` (non-empty): the move for ``seat`` given its ``view``."""
+        ...
+
+
+class NoLegalMove(ValueError):
+    """``choose`` was called with an empty list of legal moves."""
+
+
+def derive_rng(seed: int, seat: int, view: BaseModel, salt: str = "") -> random.Random:
+    """A generator seeded from (seed, seat, the view's content): deterministic per position
+    and independent of the order in which positions are asked about."""
+    digest = hashlib.blake2b(view.model_dump_json().encode(), digest_size=16)
+    digest.update(f"|{seed}|{seat}|{salt}".encode())
+    return random.Random(int.from_bytes(digest.digest(), "big"))
+
+
+KINDS = ("random", "greedy", "search")
+
+
+def get_bot(kind: str, seed: int = 0, budget: Budget | None = None) -> Bot:
+    """A built-in bot: ``"random"``, ``"greedy"`` or ``"search"`` (``budget`` only matters
+    for search). Raises ``ValueError`` for an unknown kind."""
+    if kind == "random":
+        from .random_bot import RandomBot
+
+        return RandomBot(seed)
+    if kind == "greedy":
+        from .greedy import GreedyBot
+
+        return GreedyBot(seed)
+    if kind == "search":
+        from .search import SearchBot
+
+        return SearchBot(seed, budget or Budget())
+    raise ValueError(f"unknown bot kind {kind!r} (known: {', '.join(KINDS)})")
