@@ -330,19 +330,19 @@ class RedisStore:
 
     async def _command(self, *args: Any) -> Any:
         self.round_trips += 1
-        return await self.client.execute_command(*args)
+        return await _guard(self.client.execute_command(*args))
 
     async def _run(self, script: _Script, keys: list[str], args: list[bytes | str]) -> Any:
         async def attempt() -> Any:
             self.round_trips += 1
             try:
-                return await self.client.evalsha(script.sha, len(keys), *keys, *args)
+                return await _guard(self.client.evalsha(script.sha, len(keys), *keys, *args))
             except NoScriptError:
                 # Not cached on this server (first use, restart, failover to a fresh
                 # replica): EVAL sends the body once and caches it there.
                 self.round_trips += 1
                 self.script_loads += 1
-                return await self.client.eval(script.source, len(keys), *keys, *args)
+                return await _guard(self.client.eval(script.source, len(keys), *keys, *args))
 
         return await self._retrying(attempt)
 
@@ -447,6 +447,19 @@ class RedisStore:
 
     async def close(self) -> None:
         await self.client.aclose()
+
+
+async def _guard(call: Awaitable[T]) -> T:
+    """Await a client call; a connection torn down under a concurrent write surfaces from
+    redis-py's asyncio transport as ``AttributeError``/``TypeError`` about ``NoneType``
+    (redis-py issues #3546, #4287) instead of ``ConnectionError`` -- seen here during a
+    cluster failover. Report it as the connection error it is, so it is retried."""
+    try:
+        return await call
+    except (AttributeError, TypeError) as exc:
+        if "NoneType" not in str(exc):
+            raise
+        raise RedisConnectionError(f"connection closed during I/O: {exc}") from exc
 
 
 def _xread_versions(reply: Any) -> list[int]:

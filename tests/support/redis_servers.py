@@ -248,8 +248,9 @@ class RedisClusterProcesses:
         "--cluster-enabled", "yes",
         "--cluster-node-timeout", "2000",
         "--enable-debug-command", "local",
-        # Replicas of a crashed primary may be promoted however briefly they were connected.
-        "--cluster-replica-validity-factor", "0",
+        # Replicas sync at once (the default waits 5 s to batch diskless syncs): until a
+        # replica has synced, losing its primary would lose the data.
+        "--repl-diskless-sync-delay", "0",
     ]
 
     def __init__(self, nodes: list[RedisNode], tempdir: tempfile.TemporaryDirectory[str]) -> None:
@@ -398,8 +399,9 @@ class RedisClusterProcesses:
         raise RuntimeError(f"{replica.name} was not promoted in {timeout}s")
 
     def wait_healthy(self, timeout: float = 30.0) -> None:
-        """Until every live node says ``cluster_state:ok`` with all 16384 slots ok and
-        agrees on the slot map."""
+        """Until every live node says ``cluster_state:ok``, the live primaries serve all
+        16384 slots exactly once by their own account, every live node is known and healthy
+        in every view, and every live replica has synced with its primary."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
@@ -421,12 +423,21 @@ class RedisClusterProcesses:
                 covered = 0
                 for node in self._live():
                     covered += sum(b - a + 1 for a, b in self._own_slots(node) or [])
-                if states and all(states) and covered == 16384:
+                if states and all(states) and covered == 16384 and self._replicas_synced():
                     return
             except RedisError as exc:
                 last = str(exc)
             time.sleep(0.1)
         raise RuntimeError(f"cluster not healthy after {timeout}s: {last}")
+
+    def _replicas_synced(self) -> bool:
+        """Every live replica has its link to its primary up (initial sync done)."""
+        for node in self._live():
+            with contextlib.closing(node.client()) as client:
+                info = client.info("replication")
+            if info.get("role") == "slave" and info.get("master_link_status") != "up":
+                return False
+        return True
 
     def _view_settled(self, view: list[list[str]]) -> bool:
         """One node's CLUSTER NODES: every live node known and healthy, every primary in
