@@ -194,6 +194,10 @@ MATCH_ID_PARAM = {
 }
 ETAG = {"ETag": {"description": 'The match version, quoted ("7").', "required": True,
                  "schema": {"type": "string"}}}
+# Seat tokens travel as an explicit `Authorization` header parameter rather than a security
+# scheme: reads accept no token (spectator), and the stateful tests' links must be able to
+# carry the token from the create response into later requests (a link-supplied credential
+# is not recognised as one by schemathesis' auth checks).
 AUTH_PARAM = {
     "name": "Authorization",
     "in": "header",
@@ -202,8 +206,6 @@ AUTH_PARAM = {
     "schema": {"type": "string"},
 }
 ACT_AUTH_PARAM = {**AUTH_PARAM, "required": True, "description": "`Bearer <seat token>`."}
-OPTIONAL_SEAT: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
-SEAT: list[dict[str, list[str]]] = [{"seatToken": []}]
 AUTH_FROM_CREATE = "Bearer {$response.body#/seats/0/token}"
 
 
@@ -263,7 +265,7 @@ def _paths() -> dict[str, Any]:
         }},
         "/v1/matches/{matchId}": {"get": {
             "operationId": "getMatch", "summary": "The match as the caller may see it.",
-            "tags": ["matches"], "security": OPTIONAL_SEAT,
+            "tags": ["matches"],
             "description": "Without a token: the spectator's view.",
             "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
                 "name": "If-None-Match", "in": "header", "required": False,
@@ -278,7 +280,7 @@ def _paths() -> dict[str, Any]:
         }},
         "/v1/matches/{matchId}/legal-moves": {"get": {
             "operationId": "getLegalMoves", "summary": "The caller's legal moves now.",
-            "tags": ["matches"], "security": OPTIONAL_SEAT,
+            "tags": ["matches"],
             "description": "A spectator (no token) has no moves.",
             "parameters": [MATCH_ID_PARAM, AUTH_PARAM],
             "responses": {
@@ -288,7 +290,6 @@ def _paths() -> dict[str, Any]:
         }},
         "/v1/matches/{matchId}/actions": {"post": {
             "operationId": "act", "summary": "Play a move.", "tags": ["matches"],
-            "security": SEAT,
             "parameters": [MATCH_ID_PARAM, ACT_AUTH_PARAM, {
                 "name": "If-Match", "in": "header", "required": False,
                 "description": "Pin the version (an ETag): 412 when the match moved on.",
@@ -306,14 +307,14 @@ def _paths() -> dict[str, Any]:
         }},
         "/v1/matches/{matchId}/log": {"get": {
             "operationId": "getLog", "summary": "Versions after `after`, as the caller may see "
-            "them.", "tags": ["matches"], "security": OPTIONAL_SEAT,
+            "them.", "tags": ["matches"],
             "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}],
             "responses": {"200": _json("LogPage", "Log entries."), **_problems(400, 401, 404, 503)},
         }},
         "/v1/matches/{matchId}/events": {"get": {
-            "operationId": "streamEvents", "tags": ["matches"], "security": OPTIONAL_SEAT,
+            "operationId": "streamEvents", "tags": ["matches"],
             "summary": "Server-Sent Events: the caller's state at each new version.",
             "description": "Each event: `event: state`, `id: <version>`, `data: <MatchState "
             "JSON>`. A fresh stream starts with the current state; `Last-Event-ID` (or "
@@ -373,11 +374,5 @@ def build_openapi() -> dict[str, Any]:
         "paths": _paths(),
         "components": {
             "schemas": schemas,
-            "securitySchemes": {
-                "seatToken": {
-                    "type": "http", "scheme": "bearer",
-                    "description": "A seat token from POST /v1/matches.",
-                }
-            },
         },
     }

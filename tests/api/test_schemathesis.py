@@ -41,10 +41,18 @@ def test_every_operation(case: schemathesis.Case) -> None:
     case.call_and_validate()
 
 
-StatefulTest = schema.as_state_machine().TestCase
-StatefulTest.settings = settings(
-    max_examples=30,
-    stateful_step_count=8,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-)
+def test_stateful_sequences(toy_game: None) -> None:
+    """Create -> legal moves -> act (and reads) through the document's links; at least one
+    generated sequence must get as far as a successful move."""
+    metrics = app.state.match_service.metrics
+    before = metrics.requests[("POST", "/v1/matches/{match_id}/actions", 200)]
+    schema.as_state_machine().run(
+        settings=settings(
+            max_examples=60,
+            stateful_step_count=8,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    assert metrics.requests[("POST", "/v1/matches/{match_id}/actions", 200)] > before
