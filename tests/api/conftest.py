@@ -6,7 +6,6 @@ depend on the real engines; tests that play every game parametrize over ``GAMES`
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import socket
 import threading
