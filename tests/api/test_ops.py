@@ -1,0 +1,156 @@
+"""Operations: health, readiness, metrics, CORS, store outages (503 + Retry-After), bot seats,
+the schema export check, and `skyline serve` configuration."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from service.cli import build_parser
+from service.store import StoreUnavailable
+from service.store.memory import MemoryStore
+from tests.api.conftest import TOY, create, make_app, stored
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class FlakyStore(MemoryStore):
+    """A memory store that can be switched off: every call raises ``StoreUnavailable``."""
+
+    down = False
+
+    def _check(self) -> None:
+        if self.down:
+            raise StoreUnavailable("switched off")
+
+    async def load(self, match_id: str) -> tuple[int, bytes]:
+        self._check()
+        return await super().load(match_id)
+
+    async def create(self, match_id: str, record: bytes, ttl_seconds: int | None = None,
+                     **kwargs: Any) -> None:
+        self._check()
+        await super().create(match_id, record, ttl_seconds, **kwargs)
+
+    async def compare_and_set(self, *args: Any, **kwargs: Any) -> bool:
+        self._check()
+        return await super().compare_and_set(*args, **kwargs)
+
+    async def ping(self) -> bool:
+        self._check()
+        return await super().ping()
+
+
+def test_health_and_readiness() -> None:
+    store = FlakyStore()
+    with TestClient(make_app(store)) as client:
+        assert client.get("/healthz").json() == {"status": "ok"}
+        assert client.get("/readyz").status_code == 200
+        match = create(client)
+        store.down = True
+        ready = client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["code"] == "store_unavailable"
+        assert client.get("/healthz").status_code == 200  # alive, just not ready
+        for response in (
+            client.get(match.url),
+            client.post("/v1/matches", json={"game": TOY, "players": 2}),
+            client.post(f"{match.url}/actions", headers=match.auth(0),
+                        json={"action": {"type": "pass"}}),
+        ):
+            assert response.status_code == 503
+            assert response.json()["code"] == "store_unavailable"
+            assert response.headers["retry-after"] == "1"
+        store.down = False
+        assert stored(client, match.id)[0] == 0  # nothing half-written
+        assert client.get("/readyz").status_code == 200
+
+
+def test_metrics_count_requests_conflicts_and_actions(client: TestClient) -> None:
+    match = create(client)
+    client.post(f"{match.url}/actions", headers=match.auth(0), json={"action": {"type": "pass"}})
+    client.get("/v1/matches/nosuchmatch")
+    text = client.get("/metrics")
+    assert text.headers["content-type"].startswith("text/plain")
+    body = text.text
+    assert 'skyline_http_requests_total{method="POST",route="/v1/matches",status="201"} 1' in body
+    assert 'route="/v1/matches/{match_id}",status="404"} 1' in body
+    assert 'skyline_actions_total{game="toy"} 1' in body
+    assert "skyline_cas_conflicts_total 0" in body
+    assert 'skyline_http_request_duration_seconds_bucket{le="+Inf",route="/v1/matches"} 1' in body
+
+
+def test_cors_allows_only_configured_origins() -> None:
+    with TestClient(make_app(cors_origins=("https://play.example",))) as client:
+        preflight = client.options(
+            "/v1/games",
+            headers={"Origin": "https://play.example", "Access-Control-Request-Method": "POST",
+                     "Access-Control-Request-Headers": "authorization,idempotency-key"},
+        )
+        assert preflight.status_code == 200
+        assert preflight.headers["access-control-allow-origin"] == "https://play.example"
+        simple = client.get("/v1/games", headers={"Origin": "https://play.example"})
+        assert "etag" in simple.headers["access-control-expose-headers"].lower()
+        other = client.get("/v1/games", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in other.headers
+
+
+def test_bot_seats_move_by_themselves(client: TestClient) -> None:
+    match = create(client, players=3, bots=[1, 2])
+    assert set(match.tokens) == {0}
+    url = match.url
+    while True:
+        state = client.get(url, headers=match.auth(0)).json()
+        if state["status"] == "finished":
+            break
+        assert state["activeSeats"] == [0], "the bots left the human waiting"
+        moves = client.get(f"{url}/legal-moves", headers=match.auth(0)).json()["moves"]
+        response = client.post(f"{url}/actions", headers=match.auth(0),
+                               json={"action": moves[-1]})
+        assert response.status_code == 200
+    log = client.get(f"{url}/log").json()["entries"]
+    assert {e["seat"] for e in log} == {0, 1, 2}
+
+
+def test_exported_schemas_are_up_to_date() -> None:
+    """`skyline export-schema --check` (run as the CLI: only the real games registered)."""
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "skyline"), "export-schema", "--check"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_export_check_fails_on_drift(tmp_path: Path) -> None:
+    skyline = str(Path(sys.executable).parent / "skyline")
+    written = subprocess.run([skyline, "export-schema", "--root", str(tmp_path)],
+                             capture_output=True, text=True, timeout=300)
+    assert written.returncode == 0, written.stderr
+    exported = tmp_path / "openapi" / "openapi.json"
+    assert exported.read_text() == (ROOT / "openapi" / "openapi.json").read_text()
+    exported.write_text(exported.read_text().replace('"3.1.0"', '"3.0.0"'))
+    drift = subprocess.run([skyline, "export-schema", "--check", "--root", str(tmp_path)],
+                           capture_output=True, text=True, timeout=300)
+    assert drift.returncode == 1
+    assert "openapi/openapi.json" in drift.stderr
+
+
+def test_serve_reads_flags_and_environment(monkeypatch: Any) -> None:
+    monkeypatch.setenv("SKYLINE_PORT", "9123")
+    monkeypatch.setenv("SKYLINE_REDIS_URL", "redis://example:6379/2")
+    monkeypatch.setenv("SKYLINE_CORS_ORIGINS", "https://a.example,https://b.example")
+    monkeypatch.setenv("SKYLINE_TTL_FINISHED", "0")
+    monkeypatch.setenv("SKYLINE_MAX_BODY_BYTES", "2048")
+    args = build_parser().parse_args(["serve", "--port", "9000"])
+    assert args.port == 9000  # a flag wins over the environment
+    assert args.redis_url == "redis://example:6379/2"
+    assert args.cors_origins == "https://a.example,https://b.example"
+    assert args.ttl_finished is None
+    assert args.max_body_bytes == 2048
+    from_env = build_parser().parse_args(["serve"])
+    assert from_env.port == 9123
+    assert from_env.redis_cluster is None
