@@ -35,9 +35,10 @@ class GreedyBot:
         model = model_for(engine)
         rng = derive_rng(self.seed, seat, view, "greedy")
         state = model.determinize(view, seat, rng, legal)
-        best = legal[0]
+        moves = model.restrict(state, seat, legal)
+        best = moves[0]
         best_key = model.greedy_key(state, seat, best)
-        for action in legal[1:]:
+        for action in moves[1:]:
             key = model.greedy_key(state, seat, action)
             if key > best_key:
                 best, best_key = action, key

@@ -68,15 +68,19 @@ class SearchBot:
                     if self.budget.seconds is not None else None)
         legal = list(legal)
         done = 0
+        moves: list[Any] = []
         while iterations is None or done < iterations:
             if deadline is not None and done and time.perf_counter() >= deadline:
                 break
             state = model.determinize(view, seat, rng, legal)
-            self._iterate(model, root, state, seat, legal, rng)
+            if not moves:
+                # What the seat considers depends only on its own moves, not on the sample.
+                moves = model.restrict(state, seat, legal)
+            self._iterate(model, root, state, seat, moves, rng)
             done += 1
         if not root.children:
-            return self._by_prior(model, model.determinize(view, seat, rng, legal), seat,
-                                  legal)[0]
+            state = model.determinize(view, seat, rng, legal)
+            return self._by_prior(model, state, seat, model.restrict(state, seat, legal))[0]
         order = {action: index for index, action in enumerate(legal)}
         return max(
             (a for a in root.children if a in order),
@@ -136,7 +140,7 @@ class SearchBot:
             actor = model.actor(state, seat)
             if actor is None:
                 break
-            moves = engine.legal_actions(state, actor)
+            moves = model.moves(state, actor)
         reward = rewards(model.evaluate(self._rollout(model, state, seat, rng)), model.scale)
         for child, mover in path:
             child.visits += 1
@@ -153,7 +157,7 @@ class SearchBot:
                 if changes >= model.rollout_turns:
                     break
                 previous = actor
-            moves = engine.legal_actions(state, actor)
+            moves = model.moves(state, actor)
             if len(moves) == 1:
                 action = moves[0]
             elif rng.random() < ROLLOUT_GREEDINESS:

@@ -35,6 +35,15 @@ class GameModel(Protocol):
         """The seat that acts next (``prefer`` if it is among several active seats)."""
         ...
 
+    def moves(self, state: Any, seat: int) -> list[Any]:
+        """The moves a search considers for ``seat`` (the legal moves, or a sensible subset
+        where the rules allow thousands of near-equivalent ones)."""
+        ...
+
+    def restrict(self, state: Any, seat: int, legal: Sequence[Any]) -> list[Any]:
+        """``legal`` cut down the same way as ``moves`` (always a non-empty subset)."""
+        ...
+
     def evaluate(self, state: Any) -> list[float]:
         """Estimated final score of every seat (the exact scores once the game is over)."""
         ...

@@ -60,6 +60,12 @@ class NyModel:
     def actor(self, state: State, prefer: int | None = None) -> int | None:
         return None if state.phase == st.OVER else state.seat
 
+    def moves(self, state: State, seat: int) -> list[Any]:
+        return self.engine.legal_actions(state, seat)
+
+    def restrict(self, state: State, seat: int, legal: Sequence[Any]) -> list[Any]:
+        return list(legal)
+
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, state: State) -> list[float]:
         board = self.board
