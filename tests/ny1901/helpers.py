@@ -24,8 +24,8 @@ def blank(players: int = 4, challenge: str = "none", expert: bool = False,
           seed: int = 1) -> State:
     """A start where nobody owns anything (as in the expert game) with the given cards in
     play; ``expert`` picks the technology thresholds (NY-S6)."""
-    options = Ny1901Options(expert=True, challenge=challenge,  # type: ignore[arg-type]
-                            streets=list(streets))  # type: ignore[arg-type]
+    options = Ny1901Options(expert=True, challenge=challenge,
+                            streets=list(streets))
     state = E.setup(players, options, seed)
     state.expert = expert
     return state

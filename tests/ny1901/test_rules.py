@@ -9,7 +9,6 @@ import pytest
 
 from service.games.base import GAME_OVER, NOT_YOUR_TURN, IllegalAction
 from service.games.ny1901 import Ny1901Engine, Ny1901Options, load_board_file
-from service.games.ny1901.board import default_document
 from service.games.ny1901 import rules as R
 from service.games.ny1901 import state as st
 from service.games.ny1901.actions import (
@@ -22,6 +21,7 @@ from service.games.ny1901.actions import (
     Ny1901Rebuild,
     Ny1901ReturnLot,
 )
+from service.games.ny1901.board import default_document
 from service.games.ny1901.data import CHALLENGES, PINK, SUPPLY_TILES
 from service.games.ny1901.shapes import TILE_INDEX, TILES
 
@@ -76,9 +76,9 @@ def test_NY_S3_three_street_cards_one_challenge_or_none_or_named() -> None:
     assert named.challenge == CHALLENGES.index("bronze_baron")
     assert named.streets == (4, 0, 2)
     with pytest.raises(ValueError):
-        Ny1901Options(streets=["broadway", "broadway", "wall_street"])  # type: ignore[list-item]
+        Ny1901Options(streets=["broadway", "broadway", "wall_street"])
     with pytest.raises(ValueError):
-        Ny1901Options(challenge="gold_rush")  # type: ignore[arg-type]
+        Ny1901Options(challenge="gold_rush")
 
 
 def test_NY_S4_two_players_remove_pink() -> None:
@@ -360,7 +360,7 @@ def test_NY_A8_stuck_player_returns_a_lot() -> None:
     assert {a.lot for a in actions} == {"gC", "gD", "gE", "gG"}
     refused(state, END_TURN, R.STUCK)
     refused(state, MARKET_SHIFT, R.STUCK)
-    new, events = E.apply(state, 0, Ny1901ReturnLot("gD"))
+    new, _events = E.apply(state, 0, Ny1901ReturnLot("gD"))
     assert new.future[0] == kind("green", 2) and len(new.future) == 7 - 0
     assert not new.lots[0] >> BOARD.lot_index["gD"] & 1
     assert new.free_workers(0) == 1 and new.seat == 1
@@ -424,7 +424,7 @@ def test_NY_C2_market_shift_swaps_the_market_and_puts_the_cards_under() -> None:
     old_market = list(state.market)
     top4 = state.future[-4:][::-1]
     assert MARKET_SHIFT in legal(state)
-    state, events = E.apply(state, 0, MARKET_SHIFT)
+    state, _events = E.apply(state, 0, MARKET_SHIFT)
     assert state.market == top4
     assert sorted(state.future[:4]) == sorted(old_market)
     assert state.cards[0] & st.CARD_SHIFT and state.phase == st.START
@@ -495,7 +495,7 @@ def test_NY_E1_tile_trigger_at_four_unbuilt_and_E2_last_round() -> None:
     state = at_build_step(give(blank(players=3), 0, "gC", "gD", "gE"))
     use_tiles(state, 0, *(t[0] for t in SUPPLY_TILES[5:18]))  # 5 unbuilt
     state.points[0] = 40
-    state, events = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
+    state, _events = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
     assert state.trigger == 0 and state.left == 2 and state.seat == 1
     for seat in (1, 2):
         assert E.result(state) is None and state.seat == seat

@@ -54,9 +54,9 @@ class Ny1901Engine:
     title = "New York 1901"
     min_players = 2
     max_players = 4
-    Options = Ny1901Options
+    Options: type[BaseModel] = Ny1901Options
     Action: Any = Ny1901Action
-    View = Ny1901View
+    View: type[BaseModel] = Ny1901View
 
     def __init__(self, board: Board | None = None) -> None:
         self.board = board if board is not None else default_board()

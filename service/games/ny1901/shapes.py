@@ -127,6 +127,11 @@ class Geometry:
         self.placements = tuple(placements)
         self.by_key = by_key
         self.by_low = tuple(tuple(entries) for entries in by_low)
+        self.codes = tuple(
+            tuple(bytes((tile,)) + pid.to_bytes(2, "little") for pid in range(len(placements)))
+            for tile in range(len(TILES))
+        )
+        """The serialized form of a building: tile index byte + placement id (2 bytes)."""
 
     def find(self, shape: int, rotation: int, x: int, y: int) -> Placement | None:
         """The legal-on-this-board placement, or None (off the lots, no street, or a

@@ -11,6 +11,8 @@ Rule engines treat a state as immutable: ``apply`` copies (``State.copy``) and e
 
 from __future__ import annotations
 
+import struct
+
 from . import data
 from .shapes import TILES, Geometry
 
@@ -136,31 +138,28 @@ VERSION = 1
 
 def dumps(state: State, geometry: Geometry) -> bytes:
     lot_bytes = (len(geometry.board.lots) + 7) // 8
-    out = bytearray()
-    out.append(VERSION)
-    out.append(state.n | state.expert << 3 | (state.challenge + 1) << 4)
     s0, s1, s2 = state.streets
-    out += (s0 | s1 << 3 | s2 << 6).to_bytes(2, "little")
-    out += state.rng.to_bytes(8, "little")
-    out += bytes(state.characters)
-    out.append(state.seat | state.phase << 3)
-    out.append(state.flags)
-    out.append(state.trigger + 1 | state.left << 4)
-    out += bytes(owner + 1 for owner in state.legend)
+    parts = [
+        _HEAD.pack(VERSION, state.n | state.expert << 3 | (state.challenge + 1) << 4,
+                   s0 | s1 << 3 | s2 << 6, state.rng),
+        bytes(state.characters),
+        bytes((state.seat | state.phase << 3, state.flags, state.trigger + 1 | state.left << 4)),
+        bytes([owner + 1 for owner in state.legend]),
+    ]
     for seat in range(state.n):
-        out += state.lots[seat].to_bytes(lot_bytes, "little")
-        out += (state.used[seat] | state.cards[seat] << 18).to_bytes(3, "little")
-        out.append(state.points[seat])
-        out.append(state.prestige[seat])
-        out.append(len(state.buildings[seat]))
-        for tile, pid, _ in state.buildings[seat]:
-            out.append(tile)
-            out += pid.to_bytes(2, "little")
-    out.append(len(state.market))
-    out += bytes(state.market)
-    out.append(len(state.future))
-    out += bytes(state.future)
-    return bytes(out)
+        buildings = state.buildings[seat]
+        parts.append(state.lots[seat].to_bytes(lot_bytes, "little"))
+        parts.append((state.used[seat] | state.cards[seat] << 18
+                      | state.points[seat] << 24 | state.prestige[seat] << 32
+                      | len(buildings) << 40).to_bytes(6, "little"))
+        codes = geometry.codes
+        parts.append(b"".join([codes[tile][pid] for tile, pid, _ in buildings]))
+    parts.append(bytes((len(state.market), *state.market, len(state.future))))
+    parts.append(bytes(state.future))
+    return b"".join(parts)
+
+
+_HEAD = struct.Struct("<BBHQ")
 
 
 class DecodeError(ValueError):

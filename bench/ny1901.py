@@ -1,0 +1,87 @@
+"""New York 1901 engine benchmark: random playouts per second and legal_actions latency.
+
+Run: ``.venv/bin/python -m bench.ny1901`` (``--games N --runs R`` to change the sample).
+Everything goes through the public engine contract (``legal_actions`` + ``apply`` with a
+uniformly random choice), as a bot or the service would use it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from typing import Any
+
+from service.games.ny1901 import ENGINE
+
+
+def playout(players: int, seed: int) -> int:
+    engine = ENGINE
+    chooser = random.Random(seed)
+    state = engine.setup(players, None, seed)
+    steps = 0
+    while True:
+        active = engine.active_seats(state)
+        if not active:
+            return steps
+        seat = min(active)
+        state, _ = engine.apply(state, seat, chooser.choice(engine.legal_actions(state, seat)))
+        steps += 1
+
+
+def games_per_second(players: int, games: int, runs: int) -> tuple[float, float]:
+    rates, steps = [], []
+    for run in range(runs):
+        start = time.perf_counter()
+        total = sum(playout(players, run * games + g) for g in range(games))
+        elapsed = time.perf_counter() - start
+        rates.append(games / elapsed)
+        steps.append(total / games)
+    return statistics.median(rates), statistics.median(steps)
+
+
+def mid_game_states(players: int, count: int) -> list[Any]:
+    engine = ENGINE
+    states = []
+    for seed in range(count):
+        chooser = random.Random(seed)
+        state = engine.setup(players, None, seed)
+        trail = [state]
+        while engine.active_seats(state):
+            seat = min(engine.active_seats(state))
+            state, _ = engine.apply(state, seat, chooser.choice(engine.legal_actions(state, seat)))
+            trail.append(state)
+        states.append(trail[len(trail) // 2])
+    return states
+
+
+def legal_actions_median_us(players: int, count: int = 200, repeat: int = 20) -> tuple[
+        float, float]:
+    engine = ENGINE
+    samples, sizes = [], []
+    for state in mid_game_states(players, count):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            legal = engine.legal_actions(state, state.seat)
+        samples.append((time.perf_counter() - start) / repeat * 1e6)
+        sizes.append(len(legal))
+    return statistics.median(samples), statistics.median(sizes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    print(f"New York 1901: random playouts ({args.games} games x {args.runs} runs, median)")
+    print("| players | games/s | steps/game | legal_actions median (us) | moves listed (median) |")
+    print("|---|---|---|---|---|")
+    for players in (2, 3, 4):
+        rate, steps = games_per_second(players, args.games, args.runs)
+        latency, size = legal_actions_median_us(players)
+        print(f"| {players} | {rate:.0f} | {steps:.0f} | {latency:.0f} | {size:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
