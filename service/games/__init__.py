@@ -54,3 +54,4 @@ def ids() -> list[str]:
 
 
 register("ny1901", "service.games.ny1901:ENGINE")
+register("ginkgopolis", "service.games.ginkgopolis:ENGINE")
