@@ -1,0 +1,615 @@
+// Skyline reference client: create or join a match, show the board (board.svg), list the
+// legal moves in words with a preview of each, act with expectedVersion, follow the SSE
+// stream, and end on the final scores. Plain ES modules, no build step, no dependencies.
+
+import { Api, ApiProblem } from "./api.js";
+import { describe, ruleWords } from "./describe.js";
+
+const api = new Api("");
+const $ = (id) => document.getElementById(id);
+const main = $("main");
+
+const GAME_NAMES = { ny1901: "New York 1901", ginkgopolis: "Ginkgopolis" };
+const SEAT_COLOURS = {
+  ny1901: ["black", "purple", "orange", "teal"],
+  ginkgopolis: ["green", "purple", "orange", "teal", "brown"],
+};
+
+let catalogue = [];
+
+/** Everything about the match being played. */
+const session = {
+  matchId: null,
+  game: null,
+  tokens: new Map(), // seat -> token held by this browser
+  bots: new Set(),
+  seat: null, // the seat whose view is shown (and who acts)
+  state: null,
+  moves: [],
+  described: [],
+  shown: null, // "version:seat" on screen
+  preview: null, // highlighted move index
+  svgCache: new Map(),
+  follower: null, // AbortController of the SSE reader
+  loggedVersion: 0,
+  finished: false,
+};
+
+// ------------------------------------------------------------------------------ helpers
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+function setBusy(busy) {
+  main.dataset.busy = busy ? "true" : "false";
+  $("board").setAttribute("aria-busy", busy ? "true" : "false");
+  for (const button of document.querySelectorAll("#moves button")) button.disabled = busy;
+}
+
+function showMessage(text, kind = "error") {
+  const box = $("message");
+  box.textContent = text;
+  box.className = `message ${kind}`;
+  box.hidden = !text;
+  box.dataset.kind = text ? kind : "";
+}
+
+function clearMessage() {
+  showMessage("");
+}
+
+function seatName(seat) {
+  const colours = SEAT_COLOURS[session.game] || [];
+  const colour = colours[seat] ? ` (${colours[seat]})` : "";
+  return `Seat ${seat}${colour}`;
+}
+
+function problemText(error) {
+  if (!(error instanceof ApiProblem)) return `Something went wrong: ${error.message || error}`;
+  const code = error.code ? ` [${error.code}]` : "";
+  if (error.status === 409 || error.status === 412) {
+    if (error.code === "not_your_turn") return `Not your turn: ${error.detail}${code}`;
+    if (error.code === "match_finished") return `The match is already over.${code}`;
+    const now = error.body.currentVersion;
+    return `Conflict: the match moved on${now !== undefined ? ` to version ${now}` : ""} before your move arrived, so it was not played. The board is up to date now: choose again.${code}`;
+  }
+  if (error.status === 422) return `Illegal move: ${error.detail}${code}`;
+  if (error.status === 401 || error.status === 403) return `Not allowed: ${error.detail}${code}`;
+  if (error.status === 404) return `Not found: ${error.detail}${code}`;
+  return `${error.title || "Error"}: ${error.detail}${code}`;
+}
+
+// ------------------------------------------------------------------------------ setup form
+async function loadCatalogue() {
+  try {
+    catalogue = await api.games();
+  } catch (error) {
+    showMessage(problemText(error));
+    return;
+  }
+  const select = $("game");
+  select.replaceChildren(
+    ...catalogue.map((g) => el("option", { value: g.id, text: g.title })),
+  );
+  select.addEventListener("change", gameChanged);
+  $("players").addEventListener("input", renderSeatKinds);
+  gameChanged();
+}
+
+function currentGame() {
+  return catalogue.find((g) => g.id === $("game").value) || catalogue[0];
+}
+
+function gameChanged() {
+  const game = currentGame();
+  if (!game) return;
+  const players = $("players");
+  players.min = game.minPlayers;
+  players.max = game.maxPlayers;
+  const value = Number(players.value) || 2;
+  players.value = String(Math.min(Math.max(value, game.minPlayers), game.maxPlayers));
+  renderOptions(game);
+  renderSeatKinds();
+}
+
+function renderSeatKinds() {
+  const game = currentGame();
+  const count = Math.min(Math.max(Number($("players").value) || 1, game ? game.minPlayers : 1), game ? game.maxPlayers : 5);
+  const list = $("seat-list");
+  const previous = new Map([...list.querySelectorAll("select")].map((s) => [s.dataset.seat, s.value]));
+  list.replaceChildren();
+  for (let seat = 0; seat < count; seat += 1) {
+    const id = `seat-kind-${seat}`;
+    const select = el("select", { id, "data-seat": seat, name: id },
+      el("option", { value: "human", text: "Human, in this browser" }),
+      el("option", { value: "bot", text: "Bot, played by the server" }));
+    select.value = previous.get(String(seat)) || (seat === 0 ? "human" : "bot");
+    list.append(el("div", { class: "field inline" }, el("label", { for: id, text: `Seat ${seat}` }), select));
+  }
+}
+
+function enumOf(schema) {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  if (schema.const !== undefined) return [schema.const];
+  return null;
+}
+
+function renderOptions(game) {
+  const list = $("option-list");
+  list.replaceChildren();
+  const props = (game.optionsSchema && game.optionsSchema.properties) || {};
+  let shown = 0;
+  for (const [name, schema] of Object.entries(props)) {
+    const id = `opt-${name}`;
+    const label = schema.title || name;
+    const choices = enumOf(schema);
+    if (schema.type === "boolean") {
+      const box = el("input", { id, type: "checkbox", "data-option": name, "data-kind": "boolean" });
+      box.checked = Boolean(schema.default);
+      list.append(el("div", { class: "field inline check" }, box, el("label", { for: id, text: label })));
+      shown += 1;
+    } else if (choices) {
+      const select = el("select", { id, "data-option": name, "data-kind": "enum" },
+        ...choices.map((c) => el("option", { value: c, text: String(c).replace(/_/g, " ") })));
+      if (schema.default !== undefined) select.value = schema.default;
+      list.append(el("div", { class: "field" }, el("label", { for: id, text: label }), select));
+      shown += 1;
+    } else if (schema.type === "integer") {
+      const input = el("input", { id, type: "number", "data-option": name, "data-kind": "integer", value: schema.default ?? "" });
+      list.append(el("div", { class: "field" }, el("label", { for: id, text: label }), input));
+      shown += 1;
+    }
+  }
+  if (!shown) list.append(el("p", { class: "hint", text: "This game has no options." }));
+}
+
+function readOptions() {
+  const options = {};
+  for (const input of $("option-list").querySelectorAll("[data-option]")) {
+    const name = input.dataset.option;
+    if (input.dataset.kind === "boolean") options[name] = input.checked;
+    else if (input.dataset.kind === "integer") {
+      if (input.value !== "") options[name] = Number(input.value);
+    } else options[name] = input.value;
+  }
+  return options;
+}
+
+async function createMatch(event) {
+  event.preventDefault();
+  clearMessage();
+  const game = currentGame();
+  const players = Number($("players").value);
+  const bots = [...$("seat-list").querySelectorAll("select")]
+    .filter((s) => s.value === "bot")
+    .map((s) => Number(s.dataset.seat));
+  const body = { game: game.id, players, options: readOptions() };
+  if (bots.length) body.bots = bots;
+  const seed = $("seed").value.trim();
+  if (seed !== "") body.seed = Number(seed);
+  const button = $("create");
+  button.disabled = true;
+  try {
+    const created = await api.createMatch(body);
+    const tokens = new Map(created.seats.map((s) => [s.seat, s.token]));
+    rememberTokens(created.matchId, created.game, tokens, bots);
+    history.replaceState(null, "", `#match=${encodeURIComponent(created.matchId)}`);
+    await startSession(created.matchId, created.game, tokens, new Set(bots));
+  } catch (error) {
+    showMessage(problemText(error));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function joinMatch(event) {
+  event.preventDefault();
+  clearMessage();
+  const matchId = $("join-match").value.trim();
+  const token = $("join-token").value.trim();
+  if (!matchId) {
+    showMessage("Enter a match id to join.");
+    $("join-match").focus();
+    return;
+  }
+  await joinWith(matchId, token);
+}
+
+async function joinWith(matchId, token) {
+  try {
+    const state = await api.state(matchId, token || null);
+    const tokens = new Map();
+    if (token && state.seat !== null) tokens.set(state.seat, token);
+    rememberTokens(matchId, state.game, tokens, []);
+    history.replaceState(null, "", `#match=${encodeURIComponent(matchId)}`);
+    await startSession(matchId, state.game, tokens, new Set());
+  } catch (error) {
+    showMessage(problemText(error));
+  }
+}
+
+// Tokens stay in this tab only (sessionStorage): a reload resumes the match.
+function rememberTokens(matchId, game, tokens, bots) {
+  try {
+    sessionStorage.setItem(`skyline:${matchId}`, JSON.stringify({ game, tokens: [...tokens], bots }));
+  } catch {
+    /* storage disabled: no resume */
+  }
+}
+
+function recallTokens(matchId) {
+  try {
+    const raw = sessionStorage.getItem(`skyline:${matchId}`);
+    if (!raw) return null;
+    const saved = JSON.parse(raw);
+    return { game: saved.game, tokens: new Map(saved.tokens), bots: new Set(saved.bots || []) };
+  } catch {
+    return null;
+  }
+}
+
+// ------------------------------------------------------------------------------ a match
+async function startSession(matchId, game, tokens, bots) {
+  stopFollowing();
+  Object.assign(session, {
+    matchId, game, tokens, bots,
+    seat: tokens.size ? Math.min(...tokens.keys()) : null,
+    state: null, moves: [], described: [], shown: null, preview: null,
+    svgCache: new Map(), loggedVersion: 0, finished: false,
+  });
+  $("setup").hidden = true;
+  $("play").hidden = false;
+  $("result").hidden = true;
+  $("moves-panel").hidden = false;
+  $("log").replaceChildren();
+  main.dataset.phase = "play";
+  $("play-title").textContent = `${GAME_NAMES[game] || game} · match ${matchId}`;
+  document.title = `${GAME_NAMES[game] || game} — Skyline`;
+  await refresh();
+  follow();
+  $("moves-title").focus();
+}
+
+function follow() {
+  const controller = new AbortController();
+  session.follower = controller;
+  const token = session.seat !== null ? session.tokens.get(session.seat) : null;
+  api.follow(session.matchId, token, (state) => {
+    if (!session.state || state.version > session.state.version || state.status !== session.state.status) {
+      refresh();
+    }
+  }, {
+    signal: controller.signal,
+    onError: (error) => showMessage(`Live updates stopped: ${problemText(error)}`),
+  });
+}
+
+function stopFollowing() {
+  if (session.follower) session.follower.abort();
+  session.follower = null;
+}
+
+let refreshing = null;
+let refreshAgain = false;
+
+/** Bring the screen up to the match's latest version (serialised; coalesces bursts). */
+function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      do {
+        refreshAgain = false;
+        await refreshOnce();
+      } while (refreshAgain);
+    } catch (error) {
+      showMessage(problemText(error));
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+async function refreshOnce() {
+  const { matchId } = session;
+  let token = session.seat !== null ? session.tokens.get(session.seat) : null;
+  let state = await api.state(matchId, token);
+  // Hot-seat: act for a held seat that may act now (the shown one if it still may).
+  const mine = state.activeSeats.filter((s) => session.tokens.has(s));
+  if (mine.length && !mine.includes(session.seat)) {
+    session.seat = mine[0];
+    token = session.tokens.get(session.seat);
+    state = await api.state(matchId, token);
+    if (session.tokens.size > 1) announce(`Now playing as ${seatName(session.seat)}.`);
+  }
+  const key = `${state.version}:${session.seat}:${state.status}`;
+  if (key === session.shown) return;
+  let moves = [];
+  if (token && state.status === "active" && state.activeSeats.includes(session.seat)) {
+    const legal = await api.legalMoves(matchId, token);
+    if (legal.version !== state.version) {
+      refreshAgain = true;
+      return;
+    }
+    moves = legal.moves;
+  }
+  const svg = await boardSvg(state.version, null);
+  session.state = state;
+  session.moves = moves;
+  session.described = moves.map((m) => describe(state.game, m, state.view));
+  session.preview = null;
+  session.shown = key;
+  showBoard(svg);
+  renderStatus();
+  renderMoves();
+  renderSeats();
+  await appendLog();
+  if (state.status === "finished") finish();
+}
+
+async function boardSvg(version, highlight) {
+  const token = session.seat !== null ? session.tokens.get(session.seat) : null;
+  const key = `${version}:${session.seat}:${highlight}`;
+  if (session.svgCache.has(key)) return session.svgCache.get(key);
+  const svg = await api.boardSvg(session.matchId, token, highlight);
+  if (session.svgCache.size > 64) session.svgCache.clear();
+  session.svgCache.set(key, svg);
+  return svg;
+}
+
+function showBoard(svgText) {
+  const parsed = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const svg = parsed.documentElement;
+  if (svg.nodeName !== "svg") return;
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  svg.setAttribute("preserveAspectRatio", "xMidYMin meet");
+  $("board").replaceChildren(document.importNode(svg, true));
+}
+
+function announce(text) {
+  const status = $("status");
+  status.dataset.note = text;
+  renderStatus(text);
+}
+
+function renderStatus(note = "") {
+  const state = session.state;
+  const status = $("status");
+  if (!state) return;
+  status.dataset.version = String(state.version);
+  let text;
+  if (state.status === "finished") {
+    text = "The game is over.";
+  } else if (session.seat !== null && state.activeSeats.includes(session.seat)) {
+    text = `${seatName(session.seat)}: your move.`;
+  } else if (state.activeSeats.length) {
+    text = `Waiting for ${state.activeSeats.map(seatName).join(" and ")}…`;
+  } else {
+    text = "Waiting…";
+  }
+  status.textContent = `${note ? note + " " : ""}${text} (version ${state.version})`;
+  $("board-caption").textContent = session.seat === null
+    ? "The board as a spectator sees it."
+    : `The board as ${seatName(session.seat)} sees it.`;
+}
+
+function renderMoves() {
+  const container = $("moves");
+  container.replaceChildren();
+  const { moves, described, state } = session;
+  $("moves-title").textContent = session.seat === null ? "Moves" : `Moves of ${seatName(session.seat)}`;
+  if (!moves.length) {
+    const why = state.status === "finished" ? "The game is over."
+      : session.seat === null ? "Spectators have no moves."
+        : "No moves for you right now: waiting for the other seats. Their moves appear here live.";
+    container.append(el("p", { class: "hint", id: "no-moves", text: why }));
+    return;
+  }
+  const groups = new Map();
+  described.forEach((d, index) => {
+    if (!groups.has(d.group)) groups.set(d.group, []);
+    groups.get(d.group).push(index);
+  });
+  const openAll = moves.length <= 24 || groups.size === 1;
+  for (const [name, indices] of groups) {
+    const list = el("ul", { class: "move-list" });
+    for (const index of indices) {
+      const text = described[index].text;
+      const type = moves[index].type;
+      const preview = el("button", {
+        type: "button", class: "preview", "data-index": index, "aria-pressed": "false",
+        "aria-label": `Preview on the board: ${text}`, text,
+        onclick: () => showPreview(index, true),
+        onfocus: () => schedulePreview(index),
+        onmouseenter: () => schedulePreview(index),
+      });
+      const play = el("button", {
+        type: "button", class: "play", "data-index": index, "data-type": type,
+        "aria-label": `Play: ${text}`, text: "Play",
+        onclick: () => play_(index),
+      });
+      list.append(el("li", { class: "move" }, preview, play));
+    }
+    const details = el("details", { class: "move-group", "data-group": name },
+      el("summary", {}, el("span", { text: name }), el("span", { class: "count", text: ` (${indices.length})` })),
+      list);
+    details.open = openAll || indices.length <= 6;
+    container.append(details);
+  }
+  container.append(el("p", {}, el("button", {
+    type: "button", id: "clear-preview", text: "Clear the preview",
+    onclick: () => showPreview(null, true),
+  })));
+}
+
+let previewTimer = null;
+
+function schedulePreview(index) {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => showPreview(index, false), 150);
+}
+
+async function showPreview(index, pinned) {
+  clearTimeout(previewTimer);
+  if (!session.state || main.dataset.busy === "true") return;
+  const version = session.state.version;
+  const shown = session.shown;
+  try {
+    const svg = await boardSvg(version, index);
+    if (session.shown !== shown) return; // the match moved on meanwhile
+    session.preview = index;
+    showBoard(svg);
+    for (const button of document.querySelectorAll("#moves button.preview")) {
+      button.setAttribute("aria-pressed", String(Number(button.dataset.index) === index));
+    }
+    $("board-caption").textContent = index === null
+      ? `The board as ${seatName(session.seat)} sees it.`
+      : `Preview: ${session.described[index].text}`;
+    if (pinned) clearMessage();
+  } catch (error) {
+    if (pinned) showMessage(problemText(error));
+  }
+}
+
+async function play_(index) {
+  const { state, moves } = session;
+  if (!state || main.dataset.busy === "true") return;
+  const move = moves[index];
+  const words = session.described[index].text;
+  const token = session.tokens.get(session.seat);
+  clearMessage();
+  setBusy(true);
+  try {
+    await api.act(session.matchId, token, move, state.version);
+    announce(`${seatName(session.seat)} played: ${words}.`);
+  } catch (error) {
+    showMessage(problemText(error), error instanceof ApiProblem && error.status === 422 ? "illegal" : "conflict");
+    session.shown = null; // redraw whatever the server says now
+  } finally {
+    await refresh();
+    setBusy(false);
+    const first = document.querySelector("#moves button.preview");
+    if (first && !session.finished) $("moves-title").focus({ preventScroll: true });
+  }
+}
+
+function renderSeats() {
+  const { state } = session;
+  const list = $("seats");
+  list.replaceChildren();
+  const count = state.view && state.view.players ? state.view.players : (state.view.seats || []).length;
+  for (let seat = 0; seat < count; seat += 1) {
+    const who = session.tokens.has(seat) ? "played in this browser"
+      : session.bots.has(seat) ? "bot" : "another player";
+    const active = state.activeSeats.includes(seat) ? " — to move" : "";
+    const item = el("li", { "data-seat": seat }, el("span", { text: `${seatName(seat)}: ${who}${active}` }));
+    const token = session.tokens.get(seat);
+    if (token && session.tokens.size > 1) {
+      const link = `${location.origin}${location.pathname}#match=${encodeURIComponent(session.matchId)}&token=${encodeURIComponent(token)}`;
+      item.append(" ", el("a", { href: link, class: "join-link", text: "join link", "aria-label": `Join link for seat ${seat} (give it to that player)` }));
+    }
+    list.append(item);
+  }
+}
+
+function summarise(events) {
+  return events.map((e) => {
+    const parts = Object.entries(e.data || {})
+      .filter(([, v]) => v !== null && typeof v !== "object")
+      .map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`);
+    return `${e.kind.replace(/_/g, " ")}${parts.length ? " (" + parts.join(", ") + ")" : ""}`;
+  }).join("; ");
+}
+
+async function appendLog() {
+  const token = session.seat !== null ? session.tokens.get(session.seat) : null;
+  let page;
+  try {
+    page = await api.log(session.matchId, token, session.loggedVersion);
+  } catch {
+    return;
+  }
+  const log = $("log");
+  for (const entry of page.entries) {
+    session.loggedVersion = Math.max(session.loggedVersion, entry.version);
+    const who = entry.seat === null ? "setup" : seatName(entry.seat);
+    log.prepend(el("li", { text: `v${entry.version} · ${who}: ${summarise(entry.events) || "moved"}` }));
+  }
+  while (log.children.length > 30) log.lastElementChild.remove();
+}
+
+function finish() {
+  const { state } = session;
+  if (!state.result) return;
+  session.finished = true;
+  stopFollowing();
+  main.dataset.phase = "finished";
+  $("moves-panel").hidden = true;
+  const body = $("result-body");
+  body.replaceChildren();
+  const winners = state.result.winners.map(seatName).join(" and ");
+  body.append(el("p", { class: "winner", id: "winner", text: `Winner${state.result.winners.length > 1 ? "s" : ""}: ${winners}.` }));
+  const seats = [...state.result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  const rules = [];
+  for (const s of seats) for (const line of s.breakdown) if (!rules.includes(line.rule)) rules.push(line.rule);
+  const table = el("table", { class: "scores" },
+    el("caption", { text: "Score breakdown per scoring rule" }),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Rule" }),
+      ...seats.map((s) => el("th", { scope: "col", text: `${seatName(s.seat)} (rank ${s.rank})` })))),
+    el("tbody", {}, ...rules.map((rule) => el("tr", {},
+      el("th", { scope: "row", text: ruleWords(rule) }),
+      ...seats.map((s) => {
+        const line = s.breakdown.find((l) => l.rule === rule);
+        return el("td", { text: line ? String(line.points) : "0" });
+      })))),
+    el("tfoot", {}, el("tr", {}, el("th", { scope: "row", text: "Total" }),
+      ...seats.map((s) => el("td", { class: "total", "data-seat": s.seat, text: String(s.score) })))));
+  body.append(table);
+  $("result").hidden = false;
+  $("result-title").focus();
+}
+
+function leave() {
+  stopFollowing();
+  history.replaceState(null, "", location.pathname);
+  session.matchId = null;
+  $("play").hidden = true;
+  $("setup").hidden = false;
+  main.dataset.phase = "setup";
+  clearMessage();
+  $("game").focus();
+}
+
+// ------------------------------------------------------------------------------ start
+async function boot() {
+  $("create-form").addEventListener("submit", createMatch);
+  $("join-form").addEventListener("submit", joinMatch);
+  $("leave").addEventListener("click", leave);
+  await loadCatalogue();
+  const params = new URLSearchParams(location.hash.slice(1));
+  const matchId = params.get("match");
+  if (matchId) {
+    const token = params.get("token");
+    const saved = recallTokens(matchId);
+    if (token) await joinWith(matchId, token);
+    else if (saved) await startSession(matchId, saved.game, saved.tokens, saved.bots);
+    else await joinWith(matchId, "");
+  }
+  document.body.dataset.ready = "true";
+}
+
+boot();
