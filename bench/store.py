@@ -1,0 +1,175 @@
+"""Store benchmark: round trips per operation, stored bytes per match, CAS throughput.
+
+    .venv/bin/python -m bench.store [--redis-url URL] [--rounds 5] [--ops 2000]
+
+Runs against $SKYLINE_BENCH_REDIS_URL, else redis://127.0.0.1:6379, else a redis-server it
+starts on a free port; keys live under a unique prefix and are deleted afterwards. Reports
+medians over ``--rounds`` rounds; the throughput figures are for comparison between
+backends and settings on one machine, not absolute promises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+
+from service.store import MemoryStore, RedisStore
+
+
+def typical_record() -> tuple[bytes, str]:
+    """A New York 1901 state after setup for 4 players (the engine's ``dumps``), or a
+    synthetic 2 KiB record when the engine is not importable."""
+    try:
+        from service import games
+
+        engine = games.get("ny1901")
+        return engine.dumps(engine.setup(4, None, 1901)), "ny1901 4-player setup state"
+    except Exception:
+        return os.urandom(2048), "synthetic 2 KiB record"
+
+
+@contextlib.contextmanager
+def redis_url(given: str | None) -> Iterator[str]:
+    url = given or os.environ.get("SKYLINE_BENCH_REDIS_URL") or "redis://127.0.0.1:6379"
+    from tests.support.redis_servers import RedisServer, ping
+
+    if ping(url):
+        yield url
+        return
+    with RedisServer.start() as server:
+        yield server.url
+
+
+async def round_trips(store: RedisStore, record: bytes) -> dict[str, float]:
+    m = uuid.uuid4().hex
+    await store.create(uuid.uuid4().hex, record)  # scripts cached on the server first
+    costs: dict[str, float] = {}
+
+    async def cost(name: str, op: object) -> None:
+        before = store.round_trips
+        await op  # type: ignore[misc]
+        costs[name] = store.round_trips - before
+
+    await cost("create", store.create(m, record))
+    await cost("load", store.load(m))
+    await cost("compare_and_set (won)", store.compare_and_set(m, 0, record, b"entry"))
+    await cost("compare_and_set (lost race)", store.compare_and_set(m, 0, record, b"entry"))
+    await cost("log(after)", store.log(m, 0))
+    before = store.round_trips
+    version, current = await store.load(m)
+    await store.compare_and_set(m, version, current, b"entry")
+    costs["action = load + compare_and_set"] = store.round_trips - before
+    return costs
+
+
+async def stored_bytes(
+    store: RedisStore, record: bytes, entry: bytes, writes: int
+) -> dict[str, int]:
+    m = uuid.uuid4().hex
+    await store.create(m, record)
+    sizes = {"hash after create": int(await store.client.memory_usage(store.key(m)) or 0)}
+    for v in range(writes):
+        await store.compare_and_set(m, v, record, entry)
+    sizes[f"hash after {writes} writes"] = int(await store.client.memory_usage(store.key(m)) or 0)
+    sizes[f"log stream after {writes} writes"] = int(
+        await store.client.memory_usage(store.log_key(m)) or 0
+    )
+    return sizes
+
+
+async def cas_rate(store: MemoryStore | RedisStore, record: bytes, ops: int, tasks: int) -> float:
+    """CAS per second: ``tasks`` concurrent writers, each on its own match, load + CAS."""
+    ids = [uuid.uuid4().hex for _ in range(tasks)]
+    for m in ids:
+        await store.create(m, record)
+    per_task = ops // tasks
+
+    async def writer(m: str) -> None:
+        for v in range(per_task):
+            assert await store.compare_and_set(m, v, record, b"entry")
+
+    start = time.perf_counter()
+    await asyncio.gather(*(writer(m) for m in ids))
+    return per_task * tasks / (time.perf_counter() - start)
+
+
+async def contended_rate(store: MemoryStore | RedisStore, record: bytes, ops: int,
+                         tasks: int) -> tuple[float, float]:
+    """``tasks`` writers on ONE match with load + CAS + retry: (successes/s, attempts per
+    success)."""
+    m = uuid.uuid4().hex
+    await store.create(m, record)
+    attempts = 0
+    per_task = ops // tasks
+
+    async def writer() -> None:
+        nonlocal attempts
+        for _ in range(per_task):
+            while True:
+                version, _ = await store.load(m)
+                attempts += 1
+                if await store.compare_and_set(m, version, record, b"entry"):
+                    break
+
+    start = time.perf_counter()
+    await asyncio.gather(*(writer() for _ in range(tasks)))
+    done = per_task * tasks
+    return done / (time.perf_counter() - start), attempts / done
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    record, what = typical_record()
+    entry = os.urandom(200)
+    print(f"record: {what}, {len(record)} bytes; log entry: {len(entry)} bytes")
+    with redis_url(args.redis_url) as url:
+        prefix = f"bench:{uuid.uuid4().hex[:8]}:"
+        store = RedisStore.from_url(url, prefix=prefix)
+        try:
+            print(f"\nRedis at {url}")
+            print("\nround trips per operation")
+            for name, n in (await round_trips(store, record)).items():
+                print(f"  {name:36} {n:g}")
+            print("\nstored bytes (MEMORY USAGE)")
+            for name, n in (await stored_bytes(store, record, entry, 100)).items():
+                print(f"  {name:36} {n}")
+            print(f"\nCAS/s, median of {args.rounds} rounds of {args.ops} writes")
+            memory = MemoryStore()
+            for label, st in (("memory", memory), ("redis single node", store)):
+                for tasks in (1, 16):
+                    rates = [
+                        await cas_rate(st, record, args.ops, tasks) for _ in range(args.rounds)
+                    ]
+                    print(f"  {label:18} {tasks:2} writers, own matches   "
+                          f"{statistics.median(rates):9.0f}")
+                results = [await contended_rate(st, record, args.ops // 4, 8)
+                           for _ in range(args.rounds)]
+                rate = statistics.median(r[0] for r in results)
+                tries = statistics.median(r[1] for r in results)
+                print(f"  {label:18}  8 writers, one match     {rate:9.0f}"
+                      f"   ({tries:.2f} attempts per success)")
+        finally:
+            keys = [k async for k in store.client.scan_iter(match=prefix + "*", count=1000)]
+            for k in keys:
+                await store.client.delete(k)
+            await store.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis-url", default=None)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--ops", type=int, default=2000)
+    args = parser.parse_args(argv)
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.getcwd())  # tests.support for starting a server when none runs
+    main()
