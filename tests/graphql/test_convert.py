@@ -258,3 +258,22 @@ def test_helpers() -> None:
     members = union_members(SmpAction)
     assert members == (MEMBERS, "type")
     assert union_members(int | None) is None
+
+
+def test_forward_references_are_resolved() -> None:
+    from tests.graphql.forward_models import SmpOuter
+
+    sdl = str(strawberry.Schema(query=_query_returning(SmpOuter)))
+    assert "type SmpOuter {\n  inner: SmpInner\n}" in sdl
+
+
+def _query_returning(cls: type) -> type:
+    codec = Converter().output(cls)
+
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def get(self) -> codec.annotation:  # type: ignore[valid-type]
+            raise NotImplementedError
+
+    return Query

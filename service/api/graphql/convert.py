@@ -128,6 +128,10 @@ def _description(cls: type) -> str | None:
 def _fields(cls: type) -> list[_Field]:
     """The fields of a pydantic model or a dataclass, in declaration order."""
     if issubclass(cls, BaseModel):
+        if not cls.__pydantic_complete__:
+            # Forward references (a field typed with a model defined further down the module)
+            # are resolved when pydantic completes the class, which it otherwise does lazily.
+            cls.model_rebuild()
         out = []
         for name, info in cls.model_fields.items():
             annotation = info.rebuild_annotation()
