@@ -37,7 +37,9 @@ Connection errors, timeouts and the transient cluster states of a failover (``CL
 ``TRYAGAIN``, ``READONLY``, ``LOADING``, slot not covered) are retried with exponential
 backoff and jitter for at most ``retry_budget`` seconds (default 2 s single node, 10 s
 cluster, enough to ride out a ~4 s primary failover); then ``StoreUnavailable`` is raised.
-A down single node fails fast: the connect timeout is short and the budget small.
+A down server fails fast: the connect timeout is short and, once one call has spent its
+budget without success (``known_down``), later calls make a single attempt -- each request
+gets its 503 at once -- until one succeeds again.
 
 A retried write is safe because every write carries a write id (see ``base.py``): the
 caller's ``write_id=`` or a random one generated per call. If the script ran but its reply
@@ -236,6 +238,8 @@ class RedisStore:
         self.backoff_cap = backoff_cap
         self.watch_block_ms = watch_block_ms
         self.round_trips = 0
+        #: Set when a call spent its retry budget; cleared by the next success.
+        self.known_down = False
         self.script_loads = 0
         self._create = _Script(client, _CREATE)
         self._cas = _Script(client, _CAS)
@@ -316,17 +320,25 @@ class RedisStore:
     async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
         """Run ``op`` (one command), retrying transient failures with backoff and jitter
         until ``retry_budget`` is spent; then ``StoreUnavailable``."""
-        deadline = time.monotonic() + self.retry_budget
+        # Known down (a call spent its whole budget and none succeeded since): one attempt
+        # only, so that requests during an outage get their 503 at once instead of each
+        # waiting out the budget. The first success clears it.
+        budget = 0.0 if self.known_down else self.retry_budget
+        deadline = time.monotonic() + budget
         delay = self.backoff_base
         while True:
             try:
-                return await op()
+                result = await op()
             except _TRANSIENT as exc:
                 pause = delay * random.uniform(0.5, 1.0)
                 if time.monotonic() + pause > deadline:
+                    self.known_down = True
                     raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
                 await asyncio.sleep(pause)
                 delay = min(delay * 2, self.backoff_cap)
+            else:
+                self.known_down = False
+                return result
 
     async def _command(self, *args: Any) -> Any:
         self.round_trips += 1

@@ -11,7 +11,7 @@ import pytest
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from service.store import MemoryStore, RedisStore, StoreUnavailable, open_store
+from service.store import MatchNotFound, MemoryStore, RedisStore, StoreUnavailable, open_store
 from tests.support.redis_servers import RedisClusterProcesses, RedisServer, free_port
 
 pytestmark = pytest.mark.redis
@@ -168,17 +168,40 @@ async def test_a_create_whose_reply_was_lost_does_not_report_match_exists(
     assert await redis_store.load(m) == (0, b"r0")
 
 
-async def test_unreachable_redis_raises_store_unavailable_within_the_budget() -> None:
+async def test_unreachable_redis_raises_store_unavailable_then_fails_fast() -> None:
     store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}", prefix="t:", retry_budget=0.3)
     try:
         with pytest.raises(StoreUnavailable):
             await store.load("m")
+        assert store.round_trips > 1  # it did retry
+        assert store.known_down
+        # Known down: later calls fail after a single attempt instead of a new budget.
+        before = store.round_trips
         with pytest.raises(StoreUnavailable):
             await store.compare_and_set("m", 0, b"r", b"e")
-        assert store.round_trips > 2  # it did retry
+        assert store.round_trips == before + 1
         assert await store.ping() is False
     finally:
         await store.close()
+
+
+async def test_a_store_known_down_recovers_with_the_first_success() -> None:
+    with RedisServer.start() as server:
+        store = RedisStore.from_url(server.url, prefix="t:", retry_budget=0.3)
+        try:
+            await store.create("m", b"r0")
+            server.stop()
+            with pytest.raises(StoreUnavailable):
+                await store.load("m")
+            assert store.known_down
+            server.restart()  # no persistence: the data is gone, the store object works
+            with pytest.raises(MatchNotFound):
+                await store.load("m")
+            assert not store.known_down
+            await store.create("m", b"again")
+            assert await store.load("m") == (0, b"again")
+        finally:
+            await store.close()
 
 
 async def test_ping(redis_store: RedisStore) -> None:
