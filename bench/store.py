@@ -1,6 +1,6 @@
 """Store benchmark: round trips per operation, stored bytes per match, CAS throughput.
 
-    .venv/bin/python -m bench.store [--redis-url URL] [--rounds 5] [--ops 2000]
+    .venv/bin/python -m bench.store [--redis-url URL] [--rounds 5] [--ops 2000] [--cluster]
 
 Runs against $SKYLINE_BENCH_REDIS_URL, else redis://127.0.0.1:6379, else a redis-server it
 starts on a free port; keys live under a unique prefix and are deleted afterwards. Reports
@@ -23,16 +23,28 @@ from collections.abc import Iterator
 from service.store import MemoryStore, RedisStore
 
 
-def typical_record() -> tuple[bytes, str]:
-    """A New York 1901 state after setup for 4 players (the engine's ``dumps``), or a
-    synthetic 2 KiB record when the engine is not importable."""
+def typical_record(game: str = "ny1901") -> tuple[bytes, str]:
+    """What the service stores for a fresh 4-player match of ``game``: its ``MatchRecord``
+    (engine state + seat token digests + header) when the API package is importable, else
+    the engine's state alone, else a synthetic 2 KiB record."""
     try:
         from service import games
 
-        engine = games.get("ny1901")
-        return engine.dumps(engine.setup(4, None, 1901)), "ny1901 4-player setup state"
+        engine = games.get(game)
+        state = engine.dumps(engine.setup(4, None, 1901))
     except Exception:
         return os.urandom(2048), "synthetic 2 KiB record"
+    try:
+        import hashlib
+
+        from service.api.records import MatchRecord
+
+        tokens = tuple(hashlib.sha256(b"seat%d" % i).hexdigest() for i in range(4))
+        record = MatchRecord(game=game, players=4, options=None, seed=1901, tokens=tokens,
+                             state=state)
+        return record.encode(), f"{game} 4-player MatchRecord after setup"
+    except Exception:
+        return state, f"{game} 4-player engine state after setup"
 
 
 @contextlib.contextmanager
@@ -49,7 +61,7 @@ def redis_url(given: str | None) -> Iterator[str]:
 
 async def round_trips(store: RedisStore, record: bytes) -> dict[str, float]:
     m = uuid.uuid4().hex
-    await store.create(uuid.uuid4().hex, record)  # scripts cached on the server first
+    await store.load_scripts()  # cached on every primary first: steady-state figures
     costs: dict[str, float] = {}
 
     async def cost(name: str, op: object) -> None:
@@ -124,10 +136,38 @@ async def contended_rate(store: MemoryStore | RedisStore, record: bytes, ops: in
     return done / (time.perf_counter() - start), attempts / done
 
 
+async def cluster_figures(args: argparse.Namespace, record: bytes) -> None:
+    """Round trips and CAS/s on a local 3-primary Redis Cluster started for the run."""
+    from tests.support.redis_servers import RedisClusterProcesses
+
+    with RedisClusterProcesses.start() as cluster:
+        store = RedisStore.from_cluster_nodes(cluster.nodes_arg, prefix="bench:")
+        try:
+            print("\nlocal Redis Cluster (3 primaries + 3 replicas)")
+            print("\nround trips per operation")
+            for name, n in (await round_trips(store, record)).items():
+                print(f"  {name:36} {n:g}")
+            print(f"\nCAS/s, median of {args.rounds} rounds of {args.ops} writes")
+            for tasks in (1, 16):
+                rates = [
+                    await cas_rate(store, record, args.ops, tasks) for _ in range(args.rounds)
+                ]
+                print(f"  redis cluster      {tasks:2} writers, own matches   "
+                      f"{statistics.median(rates):9.0f}")
+        finally:
+            await store.close()
+
+
 async def main_async(args: argparse.Namespace) -> None:
+    for game in ("ny1901", "ginkgopolis"):
+        record, what = typical_record(game)
+        print(f"record: {what}, {len(record)} bytes")
     record, what = typical_record()
     entry = os.urandom(200)
-    print(f"record: {what}, {len(record)} bytes; log entry: {len(entry)} bytes")
+    print(f"used below: {what}; log entry: {len(entry)} bytes")
+    if args.cluster:
+        await cluster_figures(args, record)
+        return
     with redis_url(args.redis_url) as url:
         prefix = f"bench:{uuid.uuid4().hex[:8]}:"
         store = RedisStore.from_url(url, prefix=prefix)
@@ -166,6 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--redis-url", default=None)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--ops", type=int, default=2000)
+    parser.add_argument("--cluster", action="store_true",
+                        help="measure on a local Redis Cluster started for the run instead")
     args = parser.parse_args(argv)
     asyncio.run(main_async(args))
 

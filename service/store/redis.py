@@ -26,7 +26,8 @@ Round trips
 Every operation is one command: ``create``, ``compare_and_set`` and ``log`` are one
 ``EVALSHA`` of a script (version check + record write + log append + TTL in one atomic
 step), ``load`` is one ``HMGET``. A script is sent in full (``EVAL``, which also caches it
-on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart.
+on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart;
+``load_scripts()`` pre-loads them on every primary to avoid even that.
 ``round_trips`` counts every command this store sends (retries included);
 ``script_loads`` counts the ``NOSCRIPT`` fallbacks. Topology refreshes the cluster client
 does by itself (``CLUSTER SLOTS`` after a failover, ``MOVED`` redirects) are not counted.
@@ -449,6 +450,19 @@ class RedisStore:
                     raise RuntimeError(f"log gap in {match_id}: {last} -> {version}")
                 last = version
                 yield version
+
+    async def load_scripts(self) -> None:
+        """Optional warm-up (e.g. at startup): cache the scripts on the server (every primary
+        of a cluster), so that no later call pays the one-off ``NOSCRIPT`` fallback. Not
+        needed for correctness; a replica promoted later loads them on first use."""
+        for script in (self._create, self._cas, self._log):
+            source = script.source
+
+            async def load(source: str = source) -> Any:
+                self.round_trips += 1
+                return await _guard(self.client.script_load(source))
+
+            await self._retrying(load)
 
     async def ping(self) -> bool:
         try:
