@@ -20,7 +20,7 @@ import random
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -273,6 +273,7 @@ class Watch:
     versions: list[int] = field(default_factory=list)
     statuses: list[str] = field(default_factory=list)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    reconnects: int = 0
 
     def seen(self, version: int, status: str) -> None:
         self.versions.append(version)
@@ -280,31 +281,71 @@ class Watch:
         self.ready.set()
 
 
+async def sse_states(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The ``state`` events of an open SSE response, as JSON (pings skipped); each event's
+    ``id`` is checked against the version it carries."""
+    event_id: str | None = None
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if line == "":
+            if data:
+                state: dict[str, Any] = json.loads("\n".join(data))
+                assert event_id == str(state["version"]), (event_id, state["version"])
+                yield state
+            event_id, data = None, []
+        elif line.startswith(":"):
+            continue
+        elif line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+
+
 async def watch_sse(
     client: httpx.AsyncClient, url: str, match: Match, watch: Watch, seat: int | None = None
 ) -> None:
-    """Follow ``/events`` until the stream ends (after the final state)."""
+    """Follow ``/events`` on one replica until the stream ends (after the final state)."""
     headers = match.auth(seat) if seat is not None else {}
     async with client.stream(
         "GET", f"{url}/v1/matches/{match.id}/events", headers=headers,
         timeout=httpx.Timeout(REQUEST_TIMEOUT, read=60.0),
     ) as response:
         assert response.status_code == 200, await response.aread()
-        event_id: str | None = None
-        data: list[str] = []
-        async for line in response.aiter_lines():
-            if line == "":
-                if data:
-                    state = json.loads("\n".join(data))
-                    assert event_id == str(state["version"])
-                    watch.seen(state["version"], state["status"])
-                event_id, data = None, []
-            elif line.startswith(":"):
-                continue
-            elif line.startswith("id:"):
-                event_id = line[3:].strip()
-            elif line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
+        async for state in sse_states(response):
+            watch.seen(state["version"], state["status"])
+
+
+async def watch_sse_resuming(
+    client: httpx.AsyncClient, replicas: Replicas, match: Match, watch: Watch, *,
+    deadline: float,
+) -> None:
+    """Follow ``/events`` as a browser's EventSource would through faults: when the stream
+    breaks (store down, replica gone), reconnect -- to the next replica -- with
+    ``Last-Event-ID``; a 503 is retried after a pause; 204 or the final state ends it."""
+    last: int | None = None
+    turn = 0
+    while time.monotonic() < deadline:
+        headers = {"Last-Event-ID": str(last)} if last is not None else {}
+        url = f"{replicas.pick(turn)}/v1/matches/{match.id}/events"
+        try:
+            async with client.stream(
+                "GET", url, headers=headers, timeout=httpx.Timeout(REQUEST_TIMEOUT, read=60.0)
+            ) as response:
+                if response.status_code == 204:
+                    return
+                if response.status_code == 200:
+                    async for state in sse_states(response):
+                        watch.seen(state["version"], state["status"])
+                        last = state["version"]
+                        if state["status"] == "finished":
+                            return
+                else:
+                    assert response.status_code == 503, await response.aread()
+        except httpx.TransportError:
+            turn += 1
+        watch.reconnects += 1
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{watch.name}: not finished before the deadline")
 
 
 SUBSCRIPTION = """
