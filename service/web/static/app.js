@@ -12,7 +12,7 @@ const main = $("main");
 const GAME_NAMES = { ny1901: "New York 1901", ginkgopolis: "Ginkgopolis" };
 const SEAT_COLOURS = {
   ny1901: ["black", "purple", "orange", "teal"],
-  ginkgopolis: ["green", "purple", "orange", "teal", "brown"],
+  ginkgopolis: ["black", "purple", "orange", "teal", "brown"],
 };
 
 let catalogue = [];
@@ -33,6 +33,7 @@ const session = {
   follower: null, // AbortController of the SSE reader
   loggedVersion: 0,
   finished: false,
+  notes: [], // live status notes ("Seat 0 played …", "Now playing as …")
 };
 
 // ------------------------------------------------------------------------------ helpers
@@ -265,7 +266,7 @@ async function startSession(matchId, game, tokens, bots) {
     matchId, game, tokens, bots,
     seat: tokens.size ? Math.min(...tokens.keys()) : null,
     state: null, moves: [], described: [], shown: null, preview: null,
-    svgCache: new Map(), loggedVersion: 0, finished: false,
+    svgCache: new Map(), loggedVersion: 0, finished: false, notes: [],
   });
   $("setup").hidden = true;
   $("play").hidden = false;
@@ -380,13 +381,14 @@ function showBoard(svgText) {
   $("board").replaceChildren(document.importNode(svg, true));
 }
 
+/** Add a note to the live status line (kept until the next move of this browser). */
 function announce(text) {
-  const status = $("status");
-  status.dataset.note = text;
-  renderStatus(text);
+  session.notes.push(text);
+  renderStatus();
 }
 
-function renderStatus(note = "") {
+function renderStatus() {
+  const note = session.notes.join(" ");
   const state = session.state;
   const status = $("status");
   if (!state) return;
@@ -492,6 +494,7 @@ async function play_(index) {
   const words = session.described[index].text;
   const token = session.tokens.get(session.seat);
   clearMessage();
+  session.notes = [];
   setBusy(true);
   try {
     await api.act(session.matchId, token, move, state.version);
