@@ -9,7 +9,8 @@ Same contract as the Redis store (``base.py``), for one process and one event lo
   that lands between the look and the wait still wakes it.
 - TTLs are honoured against an injectable clock (``clock=``, seconds, monotonic), so tests
   can move time forward instead of sleeping. Expired matches vanish on access and are swept
-  periodically so the process does not keep them.
+  periodically (every ``SWEEP_EVERY`` creates) so the process does not keep them; watchers of
+  an expired match end when it vanishes.
 - ``round_trips`` counts operations, for parity with the Redis store's counter.
 """
 

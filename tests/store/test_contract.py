@@ -339,3 +339,21 @@ async def test_concurrent_writers_lose_no_update(backend: Backend) -> None:
     assert [e.version for e in log] == list(range(1, total + 1))
     assert sorted((e.write_id, e.version) for e in log) == sorted(successes)
     assert all(e.data == (e.write_id or "").encode() for e in log)
+
+
+async def test_watch_ends_when_the_match_expires(backend: Backend) -> None:
+    store, m = backend.store, mid()
+    await store.create(m, b"r0")
+    await write(store, m, 2)
+    assert await store.compare_and_set(m, 2, b"r3", b"e3", ttl_seconds=30)
+    watcher = store.watch(m, 0)
+    try:
+        assert await take(watcher, 3) == [1, 2, 3]
+        await backend.expire_now(m)
+        with pytest.raises(MatchNotFound):
+            await store.load(m)  # the memory store notices expiry on access
+        async with asyncio.timeout(WAIT):
+            with pytest.raises(StopAsyncIteration):
+                await anext(watcher)
+    finally:
+        await watcher.aclose()
