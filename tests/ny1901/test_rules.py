@@ -579,3 +579,28 @@ def test_NY_X3_only_with_the_gold_prestige_card() -> None:
 
 def test_square_helper_matches_board_indexing() -> None:
     assert square(3, 8) == 1 << BOARD.square(3, 8)
+
+
+def test_ruling_A5_workers_released_by_the_new_building_staff_emptied_lots() -> None:
+    """Ruling (docs/rulings.md): the new building releases the workers of the lots it covers
+    first, and those may staff the lots the demolition empties."""
+    state = give(blank(), 0, "gA", "gB", "gC", "gD", "gE", "gF")
+    put(state, 0, "B1", 0, 2, 7)           # (2,7) gA + (3,7) gB
+    state.points[0] = 10
+    assert state.free_workers(0) == 0      # gC, gD, gE, gF staffed
+    action = Ny1901Rebuild("S3", 0, 3, 7)  # (3,7) gB, (3,8) + (4,8) gD: gA left empty
+    assert action in legal(state)
+    new, events = E.apply(state, 0, action)
+    assert events[0].public["workers_placed"] == ["gA"]
+    assert events[0].public["workers_released"] == ["gD"]
+    assert new.free_workers(0) == 0
+
+
+def test_ruling_C1_boom_offered_only_when_a_second_build_exists() -> None:
+    state = at_build_step(give(blank(), 0, "gC"))
+    state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))   # gC full: nothing left
+    assert state.seat == 1 and state.phase == st.START          # the turn ended by itself
+    state = at_build_step(give(blank(), 0, "gC", "gD"))
+    state.cards[0] = st.CARD_BOOM                               # card already used
+    state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
+    assert state.seat == 1

@@ -86,6 +86,7 @@ NOT_STAFFED = "lot_not_staffed"
 
 PLAIN = 0
 REBUILD = 1
+_MEMO_SIZE = 4096
 
 
 def kind_name(kind: int) -> dict[str, Any]:
@@ -105,6 +106,8 @@ class Rules:
         self._lot_kind = tuple(lot.kind for lot in board.lots)
         self._lot_masks = tuple(lot.mask for lot in board.lots)
         self._kind_bits = tuple(sum(1 << i for i in lots) for lots in board.kind_lots)
+        self._memo: dict[int, dict[int, list[int]]] = {}
+        self._tiles_memo: dict[tuple[int, int, int, bool], list[int]] = {}
 
     # -----------------------------------------------------------------------------------
     # Small predicates
@@ -128,19 +131,26 @@ class Rules:
         canonical supply tiles (one per group of identical tiles) and legendary ones."""
         used = state.used[seat]
         top = self.tech(state, seat)
-        out = []
-        for index in range(SUPPLY):
-            if used >> index & 1:
-                continue
-            tile = TILES[index]
-            if tile.level > top or not levels >> tile.level & 1:
-                continue
-            twin = TWIN_OF[index]
-            if twin != index and not used >> twin & 1:
-                continue  # the identical first twin is still unused: it is the move
-            out.append(index)
-        if top >= data.GOLD and levels >> data.GOLD & 1 and seat not in state.legend:
-            out.extend(t for k, t in enumerate(LEGENDARY_TILES) if state.legend[k] < 0)
+        legend_ok = top >= data.GOLD and seat not in state.legend
+        key = (used, top, levels, legend_ok)
+        out = self._tiles_memo.get(key)
+        if out is None:
+            out = []
+            for index in range(SUPPLY):
+                if used >> index & 1:
+                    continue
+                tile = TILES[index]
+                if tile.level > top or not levels >> tile.level & 1:
+                    continue
+                twin = TWIN_OF[index]
+                if twin != index and not used >> twin & 1:
+                    continue  # the identical first twin is still unused: it is the move
+                out.append(index)
+            if len(self._tiles_memo) >= _MEMO_SIZE:
+                self._tiles_memo.clear()
+            self._tiles_memo[key] = out
+        if legend_ok and levels >> data.GOLD & 1:
+            out = out + [t for k, t in enumerate(LEGENDARY_TILES) if state.legend[k] < 0]
         return out
 
     def tile_refusal(self, state: State, seat: int, tile_index: int) -> str | None:
@@ -166,17 +176,28 @@ class Rules:
 
     # -----------------------------------------------------------------------------------
     # Placement generation
-    def _fits(self, free: int, shapes: set[int]) -> dict[int, list[int]]:
-        """Placements (by shape) lying entirely inside ``free``."""
+    def _fits(self, free: int) -> dict[int, list[int]]:
+        """Placements (by shape) lying entirely inside ``free``, memoised: a seat's free land
+        changes rarely compared with how often its moves are listed."""
+        found = self._memo.get(free)
+        if found is not None:
+            return found
         by_low = self.geometry.by_low
-        found: dict[int, list[int]] = {}
+        found = {}
         rest = free
         while rest:
             low = rest & -rest
             rest ^= low
             for shape, mask, pid in by_low[low.bit_length() - 1]:
-                if mask & free == mask and shape in shapes:
-                    found.setdefault(shape, []).append(pid)
+                if mask & free == mask:
+                    pids = found.get(shape)
+                    if pids is None:
+                        found[shape] = [pid]
+                    else:
+                        pids.append(pid)
+        if len(self._memo) >= _MEMO_SIZE:
+            self._memo.clear()
+        self._memo[free] = found
         return found
 
     def plain_builds(self, state: State, seat: int, first_only: bool = False) -> list[Any]:
@@ -187,8 +208,7 @@ class Rules:
         tiles = self.available_tiles(state, seat, 0b1110)
         if not tiles:
             return []
-        shapes = {TILES[t].shape for t in tiles}
-        fits = self._fits(free, shapes)
+        fits = self._fits(free)
         out: list[Any] = []
         actions = self._actions
         count = self._count
@@ -247,6 +267,7 @@ class Rules:
         offset = len(TILES) * self._count
         count = self._count
         placements = self.geometry.placements
+        fits: dict[int, list[int]] | None = None
         for level in range(data.BRONZE, top + 1):
             usable, demolish = self._demolition(state, seat, level)
             if not demolish:
@@ -254,13 +275,14 @@ class Rules:
             tiles = self.available_tiles(state, seat, 1 << level)
             if not tiles:
                 continue
-            shapes = {TILES[t].shape for t in tiles}
-            fits = self._fits(usable, shapes)
+            if fits is None:
+                fits = self._fits(self._demolition(state, seat, data.GOLD)[0])
             good: dict[int, list[int]] = {}
-            for shape, pids in fits.items():
-                for pid in pids:
+            for shape in {TILES[t].shape for t in tiles}:
+                for pid in fits.get(shape, ()):
                     mask = placements[pid].mask
-                    if mask & demolish and self.rebuild_staffing_ok(state, seat, mask):
+                    if (mask & demolish and not mask & ~usable
+                            and self.rebuild_staffing_ok(state, seat, mask)):
                         good.setdefault(shape, []).append(pid)
             for tile in tiles:
                 good_pids = good.get(TILES[tile].shape)
