@@ -21,7 +21,8 @@ from graphql import (
 )
 from starlette.testclient import TestClient
 
-from service.api.graphql.convert import camel
+from service import games
+from service.api.graphql.convert import camel, union_members
 
 PROTOCOL = "graphql-transport-ws"
 
@@ -59,10 +60,13 @@ class GraphQLClient:
 
     # -- selections built from the schema -----------------------------------------------------
 
-    def selection(self, type_name: str, depth: int = 8) -> str:
-        """Every field of ``type_name`` (unions and interfaces: of every member)."""
+    def selection(self, type_name: str, game: str | None = None, depth: int = 8) -> str:
+        """Every field of ``type_name``; of a union, every field of every member (only the
+        members of ``game``'s types when given: fields of two games may share a name with
+        different types, which GraphQL refuses to merge in one selection)."""
         gql_type = self.schema._schema.type_map[type_name]
-        return _select(gql_type, depth)
+        members = game_type_names(game) if game is not None else None
+        return _select(gql_type, depth, members)
 
     @contextmanager
     def subscribe(
@@ -122,7 +126,15 @@ def _unwrap(gql_type: Any) -> Any:
     return gql_type
 
 
-def _select(gql_type: Any, depth: int) -> str:
+def game_type_names(game: str) -> set[str]:
+    """The names of a game's view and move types."""
+    engine = games.get(game)
+    found = union_members(engine.Action)
+    assert found is not None
+    return {engine.View.__name__, *(member.__name__ for member in found[0])}
+
+
+def _select(gql_type: Any, depth: int, only: set[str] | None = None) -> str:
     if depth <= 0:
         raise AssertionError("selection too deep")
     if isinstance(gql_type, (GraphQLUnionType, GraphQLInterfaceType)):
@@ -130,7 +142,11 @@ def _select(gql_type: Any, depth: int) -> str:
             gql_type.types if isinstance(gql_type, GraphQLUnionType) else []
         )
         parts = ["__typename"]
-        parts += [f"... on {m.name} {{ {_select(m, depth)} }}" for m in members]
+        parts += [
+            f"... on {m.name} {{ {_select(m, depth)} }}"
+            for m in members
+            if only is None or m.name in only
+        ]
         return " ".join(parts)
     assert isinstance(gql_type, GraphQLObjectType), gql_type
     parts = []

@@ -22,8 +22,8 @@ def game_ids() -> list[str]:
     return sorted({*games.ids(), "toy"})
 
 
-def documents(gql: GraphQLClient) -> dict[str, str]:
-    move = gql.selection("Move")
+def documents(gql: GraphQLClient, game: str) -> dict[str, str]:
+    move = gql.selection("Move", game)
     state = "version status seat activeSeats result { winners seats { seat score rank } }"
     return {
         "moves": f"""query($id: ID!) {{ legalMoves(matchId: $id) {{
@@ -43,7 +43,7 @@ def play_match(gql: GraphQLClient, game: str, seed: int) -> dict[str, Any]:
     engine = games.get(game)
     players = max(engine.min_players, min(3, engine.max_players))
     match_id, tokens = create_match(gql, game=game, players=players, seed=seed)
-    docs = documents(gql)
+    docs = documents(gql, game)
     chooser = random.Random(seed)
     with (
         gql.subscribe(docs["updates"], {"id": match_id}) as spectator,

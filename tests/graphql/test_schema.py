@@ -7,8 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from graphql import GraphQLUnionType
+
 from service import games
 from service.api.graphql import build_schema, sdl
+from service.api.graphql.types.games import type_prefix
+from tests.graphql.client import game_type_names
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,3 +68,19 @@ def test_exported_schema_matches_the_code() -> None:
     ).stdout
     committed = (ROOT / "schema.graphql").read_text(encoding="utf-8")
     assert committed == exported, "schema.graphql drifted: run `skyline export-schema`"
+
+
+def test_one_games_fragments_never_conflict() -> None:
+    """A client selecting every member of its own game in one query needs no aliases."""
+    schema = build_schema()._schema
+    unions = [t for t in schema.type_map.values() if isinstance(t, GraphQLUnionType)]
+    for game in games.ids():
+        prefix = type_prefix(games.get(game), sorted(game_type_names(game)))
+        for union in unions:
+            members = [m for m in union.types if m.name.startswith(prefix)]
+            for i, first in enumerate(members):
+                for second in members[i + 1:]:
+                    for field in set(first.fields) & set(second.fields):
+                        assert str(first.fields[field].type) == str(second.fields[field].type), (
+                            game, union.name, first.name, second.name, field
+                        )

@@ -23,8 +23,9 @@ from .types.match import build_match_types
 MAX_DEPTH = 12
 """Deepest selection allowed; the deepest view of our games needs fewer levels."""
 MAX_ALIASES = 20
-MAX_TOKENS = 4000
-"""Lexical tokens per document; a query selecting every field of every view stays below."""
+MAX_TOKENS = 2000
+"""Lexical tokens per document; a query selecting every field of a game's view, moves and log
+uses under 400."""
 
 RESERVED_NAMES = (
     "Query", "Mutation", "Subscription", "Game", "SeatToken", "MatchCreated", "Event",
