@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.games.base import GAME_OVER, NOT_YOUR_TURN, IllegalAction
+from service.games.base import GAME_OVER, NOT_LEGAL, NOT_YOUR_TURN, IllegalAction
 from service.games.ny1901 import Ny1901Engine, Ny1901Options, load_board_file
 from service.games.ny1901 import rules as R
 from service.games.ny1901 import state as st
@@ -604,3 +604,13 @@ def test_ruling_C1_boom_offered_only_when_a_second_build_exists() -> None:
     state.cards[0] = st.CARD_BOOM                               # card already used
     state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
     assert state.seat == 1
+
+
+def test_foreign_and_malformed_actions_are_refused_with_stable_codes() -> None:
+    state = at_build_step(give(blank(), 0, "gC", "gD"))
+    refused(state, Ny1901Build("start", 0, 0, 8), R.TILE_UNAVAILABLE)  # type: ignore[arg-type]
+    refused(state, object(), NOT_LEGAL)
+    refused(state, Ny1901Acquire(["rA"]), R.WRONG_STEP)  # type: ignore[arg-type]
+    state.phase = st.START
+    state.market = [kind("red", 2)] * 4
+    refused(state, Ny1901Acquire(["rA"]), R.UNKNOWN_LOT)  # type: ignore[arg-type]

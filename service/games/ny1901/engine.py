@@ -184,7 +184,8 @@ class Ny1901Engine:
         lots = [
             Ny1901LotView(
                 name=lot.name, district=data.DISTRICTS[lot.district], size=lot.size,
-                squares=squares(lot.mask), owner=owners.get(index),
+                squares=squares(lot.mask), in_play=state.n > 2 or lot.district != data.PINK,
+                owner=owners.get(index),
                 worker=index in owners and bool(state.staffed[owners[index]] >> index & 1),
             )
             for index, lot in enumerate(board.lots)

@@ -32,6 +32,7 @@ from .board import spread
 from .shapes import (
     CANONICAL_ROTATIONS,
     LEGENDARY_TILES,
+    START_TILE,
     SUPPLY,
     TILE_INDEX,
     TILES,
@@ -440,7 +441,7 @@ class Rules:
         phase = state.phase
         if phase not in (START, GRAB):
             raise IllegalAction(WRONG_STEP, "no acquisition at this step of the turn")
-        index = self.board.lot_index.get(action.lot)
+        index = self.board.lot_index.get(action.lot) if isinstance(action.lot, str) else None
         if index is None:
             raise IllegalAction(UNKNOWN_LOT, f"no lot {action.lot!r} on this board")
         if state.free_workers(seat) == 0:
@@ -494,7 +495,7 @@ class Rules:
             State, list[Event]]:
         if state.phase != START:
             raise IllegalAction(WRONG_STEP, "a lot is returned at the start of a turn")
-        index = self.board.lot_index.get(action.lot)
+        index = self.board.lot_index.get(action.lot) if isinstance(action.lot, str) else None
         if index is None:
             raise IllegalAction(UNKNOWN_LOT, f"no lot {action.lot!r} on this board")
         if not self.is_stuck(state, seat):
@@ -524,7 +525,9 @@ class Rules:
                 raise IllegalAction(WRONG_STEP, "no build at this step of the turn")
         elif phase != START:
             raise IllegalAction(WRONG_STEP, "demolish and rebuild is a whole turn's option")
-        tile_index = TILE_INDEX[action.tile]
+        tile_index = TILE_INDEX.get(action.tile, START_TILE)
+        if tile_index == START_TILE:
+            raise IllegalAction(TILE_UNAVAILABLE, f"{action.tile!r} is not a tile you can place")
         refusal = self.tile_refusal(state, seat, tile_index)
         if refusal:
             raise IllegalAction(refusal, f"you may not place {action.tile} now")

@@ -30,6 +30,8 @@ class Ny1901LotView(_Frozen):
     district: str
     size: int
     squares: list[Ny1901Square]
+    in_play: bool
+    """False for the pink district in a two-player game (NY-S4)."""
     owner: int | None
     worker: bool
     """The owner's worker stands on it (an owned lot without any of the owner's buildings)."""
