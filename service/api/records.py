@@ -5,8 +5,9 @@ Record: a compact JSON header, a newline, then the engine's own ``dumps`` bytes.
 idempotency keys in the header means they are written by the same compare-and-set as the move
 they belong to, so a retried request can never act twice.
 
-Log entry: compact JSON ``{"s": seat, "a": action, "e": [[kind, public, {seat: private}]]}``;
-the API filters it per seat with ``Event.for_seat``.
+Log entry: compact JSON ``{"s": seat, "a": action, "e": [[kind, public, {seat: private}]]}``,
+deflated with the game's preset dictionary (``logdict.py``); the API filters it per seat with
+``Event.for_seat``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 
 from service.games.base import JSON, Event
 
-MAX_IDEMPOTENCY_KEYS = 32
+from . import logdict
+
+MAX_IDEMPOTENCY_KEYS = 16
 """Recent Idempotency-Keys remembered per match (oldest forgotten first)."""
 
 
@@ -99,16 +102,17 @@ class LogRecord:
     action: JSON
     events: tuple[Event, ...]
 
-    def encode(self) -> bytes:
+    def encode(self, game: str) -> bytes:
+        """Compact JSON, deflated with the game's preset dictionary when that is smaller."""
         events = [
             [e.kind, dict(e.public), {str(s): dict(p) for s, p in e.private.items()}]
             for e in self.events
         ]
-        return _compact({"s": self.seat, "a": self.action, "e": events})
+        return logdict.compress(game, _compact({"s": self.seat, "a": self.action, "e": events}))
 
     @classmethod
     def decode(cls, data: bytes) -> LogRecord:
-        raw = json.loads(data)
+        raw = json.loads(logdict.decompress(data))
         events = tuple(
             Event(kind, public, {int(s): p for s, p in private.items()})
             for kind, public, private in raw["e"]

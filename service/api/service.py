@@ -66,8 +66,9 @@ RETRY_AFTER_SECONDS = 1
 
 
 def _digest(*parts: str) -> str:
+    """64 bits of SHA-256: unique enough among the few keys one match remembers."""
     joined = "\x1f".join(parts).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(joined).hexdigest()[:24]
+    return hashlib.sha256(joined).hexdigest()[:16]
 
 
 def _first_error(errors: list[dict[str, Any]]) -> str:
@@ -487,7 +488,7 @@ class MatchService:
         try:
             return await self._guard(
                 self.store.compare_and_set(
-                    match_id, version, record.encode(), entry.encode(), self._ttl(record)
+                    match_id, version, record.encode(), entry.encode(record.game), self._ttl(record)
                 )
             )
         except MatchNotFound:

@@ -60,15 +60,16 @@ async def play_randomly(http: httpx.AsyncClient, match_id: str, tokens: dict[int
 async def test_complete_match_while_streaming(http: httpx.AsyncClient, game: str) -> None:
     match_id, tokens = await create(http, game, seed=11)
     url = f"/v1/matches/{match_id}"
-    spectator = asyncio.create_task(read_states(http, f"{url}/events"))
-    seat0 = asyncio.create_task(read_states(http, f"{url}/events", bearer(tokens[0])))
+    # ?after=0: every version after creation, however late the stream connects.
+    spectator = asyncio.create_task(read_states(http, f"{url}/events?after=0"))
+    seat0 = asyncio.create_task(read_states(http, f"{url}/events?after=0", bearer(tokens[0])))
     final = await play_randomly(http, match_id, tokens, seed=11)
     assert final["status"] == "finished"
     assert final["result"] is not None and final["result"]["winners"]
     streams = await asyncio.wait_for(asyncio.gather(spectator, seat0), timeout=120)
     for stream, seat in zip(streams, (None, 0), strict=True):
         versions = [int(e.id or -1) for e in stream]
-        assert versions == list(range(0, final["version"] + 1)), "every version, in order"
+        assert versions == list(range(1, final["version"] + 1)), "every version, in order"
         assert all(e.event == "state" for e in stream)
         states = [e.json() for e in stream]
         assert all(s["seat"] == seat for s in states)
