@@ -29,6 +29,14 @@ def attrs(values: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+def fit(label: str, size: float, room: float) -> dict[str, Any]:
+    """``textLength`` when a label would overflow ``room`` (an estimate; deterministic)."""
+    estimate = len(label) * size * 0.56
+    if estimate <= room:
+        return {}
+    return {"textLength": room, "lengthAdjust": "spacingAndGlyphs"}
+
+
 def tag(name: str, content: str | None = None, /, **values: Any) -> str:
     if content is None:
         return f"<{name}{attrs(values)}/>"

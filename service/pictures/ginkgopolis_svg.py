@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ._svg import action_dict, document, group, num, tag, text, title
+from ._svg import action_dict, document, fit, group, num, tag, text, title
 
 CELL = 66
 GAP = 4
@@ -301,7 +301,8 @@ def _private(view: Any, y: float, width: float,
         if move.get("type") == "new_hand":
             chosen.update(c.id for c in me.hand)
     tiles = f"{len(me.tiles)} tile{'' if len(me.tiles) == 1 else 's'}"
-    out = [text(MARGIN, y, f"Behind your screen (seat {me.seat}): {me.resources} resources, "
+    resources = f"{me.resources} resource{'' if me.resources == 1 else 's'}"
+    out = [text(MARGIN, y, f"Behind your screen (seat {me.seat}): {resources}, "
                           f"{me.vp} VP, {tiles}", class_="panel", font_weight="700")]
     y += LINE + 4
     rows: list[tuple[str, list[Any], str]] = [("Your hand:", me.hand, "hand-card")]
@@ -371,7 +372,8 @@ def _panel(view: Any, top: float, width: float, move: dict[str, Any] | None) -> 
                 f"{s.new_hand_tokens} New Hand")
         row = [
             tag("circle", cx=MARGIN + 7, cy=y - 4, r=7, fill=seat_colour(s.seat)),
-            text(MARGIN + 20, y, "", class_="panel-small").replace(
+            text(MARGIN + 20, y, "", class_="panel-small",
+                 **fit(name + line, 11, width - 2 * MARGIN - 20)).replace(
                 "></text>",
                 f'><tspan font-weight="700">{escape(name)}</tspan>{escape(line)}</text>'),
         ]

@@ -20,7 +20,7 @@ from service.games.ny1901 import data
 from service.games.ny1901.board import Board, default_board
 from service.games.ny1901.shapes import SHAPE_NAMES, TILE_INDEX, TILES, rotate
 
-from ._svg import action_dict, document, group, num, outline, tag, text, title
+from ._svg import action_dict, document, fit, group, num, outline, tag, text, title
 
 CELL = 40
 OX = 30  # left margin (row numbers)
@@ -66,14 +66,6 @@ STYLE = (
 
 def seat_colour(seat: int) -> str:
     return SEAT_FILL[seat % len(SEAT_FILL)]
-
-
-def _fit(label: str, size: float, room: float) -> dict[str, Any]:
-    """``textLength`` when the label would overflow ``room`` (an estimate; deterministic)."""
-    estimate = len(label) * size * 0.56
-    if estimate <= room:
-        return {}
-    return {"textLength": room, "lengthAdjust": "spacingAndGlyphs"}
 
 
 def _cells_of(mask: int, width: int) -> list[tuple[int, int]]:
@@ -178,14 +170,14 @@ def _street_labels(board: Board | None, bonus_ids: set[str]) -> str:
             room = (y1 - y0 + 1) * CELL - 6
             node = text(cx, cy, label, class_="street-name", text_anchor="middle",
                         dominant_baseline="central",
-                        transform=f"rotate(-90 {num(cx)} {num(cy)})", **_fit(label, 10, room))
+                        transform=f"rotate(-90 {num(cx)} {num(cy)})", **fit(label, 10, room))
         else:
             y = run[0][1]
             x0, x1 = min(x for x, _ in run), max(x for x, _ in run)
             cx, cy = (_cx(x0) + _cx(x1 + 1)) / 2, _cy(y) + CELL / 2
             room = (x1 - x0 + 1) * CELL - 6
             node = text(cx, cy, label, class_="street-name", text_anchor="middle",
-                        dominant_baseline="central", **_fit(label, 10, room))
+                        dominant_baseline="central", **fit(label, 10, room))
         labels.append(group(
             [title(street.name + (" (bonus street: 5 points for the most buildings along it)"
                                   if is_bonus else "")), node],
@@ -226,7 +218,7 @@ def _parks(board: Board | None) -> str:
         out.append(group(
             [title(park.name), *trees,
              text(cx, cy, park.name, class_="park-name", text_anchor="middle",
-                  dominant_baseline="central", **_fit(park.name, 8, room))],
+                  dominant_baseline="central", **fit(park.name, 8, room))],
             class_="park", data_park=park.name))
     return group(out, id="ny-parks")
 
@@ -314,7 +306,7 @@ def _buildings(view: Any) -> str:
             label = name.split()[0]
             labels = [_king(cx, cy - 4, colour, b.owner),
                       text(cx, cy + 16, label, class_="bld-points", text_anchor="middle",
-                           fill="#fff", font_weight="700", **_fit(label, 9, CELL - 4))]
+                           fill="#fff", font_weight="700", **fit(label, 9, CELL - 4))]
         else:
             label = "Start" if b.level == "start" else b.tile
             words = (f"{LEVEL_WORD[b.level].capitalize()} {'' if b.level == 'start' else b.tile}"
@@ -431,7 +423,7 @@ def _panel(view: Any, top: float, width: float) -> tuple[str, float]:
             holder = next((s.seat for s in view.seats if s.legendary == lid), None)
             legends.append(f"{name} built by seat {holder}")
     out.append(text(x, y, "Legendary: " + "; ".join(legends), class_="panel-small",
-                    **_fit("Legendary: " + "; ".join(legends), 11, width - 2 * OX)))
+                    **fit("Legendary: " + "; ".join(legends), 11, width - 2 * OX)))
     y += PANEL_LINE + 4
     for s in view.seats:
         colour = seat_colour(s.seat)
@@ -451,7 +443,7 @@ def _panel(view: Any, top: float, width: float) -> tuple[str, float]:
                 stroke_width=0.5),
             text(x + 20, y, line, class_="panel-small",
                  font_weight="700" if view.current_seat == s.seat else None,
-                 **_fit(line, 11, width - 2 * OX - 20 - 90)),
+                 **fit(line, 11, width - 2 * OX - 20 - 90)),
         ]
         if marks:
             row.append(text(width - RIGHT, y, " · ".join(marks), class_="panel-small",
@@ -511,7 +503,7 @@ def render(view: Any, *, highlight: Any = None) -> str:
     if move_words:
         body.insert(4, text(OX, 44, f"Preview: {move_words}", class_="panel-small",
                             fill=HIGHLIGHT, font_weight="700",
-                            **_fit(f"Preview: {move_words}", 11, width - OX - RIGHT)))
+                            **fit(f"Preview: {move_words}", 11, width - OX - RIGHT)))
     summary = [f"{who.capitalize()}'s view. {status.capitalize()}." if status else ""]
     for s in view.seats:
         summary.append(

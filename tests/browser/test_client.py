@@ -118,6 +118,7 @@ def _play_to_end(page: Any, game: str, seed: int) -> int:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{game}-start.png"), full_page=True)
     clicks = 0
+    photographed = False
     while page.evaluate("document.querySelector('main').dataset.phase") != "finished":
         assert clicks < MAX_CLICKS[game], f"{game} did not end within {clicks} clicks"
         moves = _playable(page)
@@ -128,8 +129,12 @@ def _play_to_end(page: Any, game: str, seed: int) -> int:
                 " || document.querySelector('main').dataset.phase === 'finished'")
             continue
         before = page.evaluate("document.querySelector('#status').dataset.version")
-        middle = clicks + 1 == MIDDLE[game]
-        _click_move(page, _choose(game, moves, rng)["index"], screenshot=(
+        chosen = _choose(game, moves, rng)
+        # the middle shot previews a move that places something on the board
+        middle = not photographed and clicks + 1 >= MIDDLE[game] and (
+            chosen["type"] in ("build", "rebuild") or " with tile " in chosen["label"])
+        photographed = photographed or middle
+        _click_move(page, chosen["index"], screenshot=(
             SCREENSHOTS / f"{game}-middle.png") if middle else None)
         page.wait_for_function(
             "v => document.querySelector('main').dataset.busy === 'false'"
@@ -137,6 +142,7 @@ def _play_to_end(page: Any, game: str, seed: int) -> int:
             "     || document.querySelector('main').dataset.phase === 'finished')", arg=before)
         clicks += 1
     assert not page.locator("#message").is_visible(), page.inner_text("#message")
+    assert photographed, "no move placed anything after the middle of the game"
     page.screenshot(path=str(SCREENSHOTS / f"{game}-end.png"), full_page=True)
     return clicks
 

@@ -145,5 +145,10 @@ export function describe(game, move, view) {
 
 /** Score-rule ids in words (``street:broadway`` → ``Street: broadway``). */
 export function ruleWords(rule) {
-  return cap(String(rule).replace(/_/g, " ").replace(/:/g, ": "));
+  const [head, ...rest] = String(rule).split(":");
+  const words = (part) => part.replace(/[_-]/g, " ").trim();
+  const first = cap(words(head)).replace(/^Vp\b/, "VP");
+  if (!rest.length) return first;
+  const tail = words(rest.join(":")).replace(/\b([a-z])/g, (m) => m.toUpperCase());
+  return `${first}: ${tail}`;
 }
