@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import strawberry
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -51,6 +52,8 @@ async def board_svg(
     The view and the legal moves are read at one version (re-read if a move lands between
     the two reads), so the highlighted move always belongs to the drawn position.
     """
+    if highlight is not None and highlight < 0:
+        raise ApiError.of("malformed", "highlight must be a move index (a non-negative integer).")
     for _ in range(MAX_CONSISTENT_READS):
         state = await service.get_state(match_id, token)
         if not supported(state.game):
@@ -105,3 +108,50 @@ def picture_routes() -> list[Route]:
             name="board_svg",
         ),
     ]
+
+
+BOARD_SVG_DESCRIPTION = (
+    "The board as an SVG picture drawn from the caller's view only (the same document as "
+    "`GET /v1/matches/{id}/board.svg`). `highlight`: the index of one of the caller's legal "
+    "moves (as listed by `legalMoves`) to draw distinctly; an index out of range is a "
+    "`BadRequest` with code `bad_highlight`."
+)
+
+
+def graphql_board_field() -> Any:
+    """The ``boardSvg`` field of the GraphQL ``Query`` (used in ``graphql/queries.py``).
+
+    ``boardSvg(matchId: ID!, highlight: Int): BoardSvgResult!`` where the result is
+    ``BoardSvg {matchId, version, svg}`` or a read failure (``NotFound``, ``Unauthorized``,
+    ``BadRequest``, ``Unavailable``). Built per schema, like the other operations.
+    """
+    from .graphql.context import Info
+    from .graphql.results import READ_FAILURES, answer, result_union
+
+    @strawberry.type(name="BoardSvg", description="A board picture (SVG) of one version.")
+    class BoardSvgType:
+        match_id: strawberry.ID
+        version: int = strawberry.field(description="The match version drawn.")
+        svg: str = strawberry.field(description="The SVG document (image/svg+xml).")
+
+    result = result_union(
+        "BoardSvgResult", BoardSvgType, READ_FAILURES, "The board picture, or why not."
+    )
+
+    async def board_svg_resolver(
+        info: Any, match_id: Any, highlight: int | None = None
+    ) -> Any:
+        ctx = info.context
+        return await answer(
+            READ_FAILURES,
+            lambda: board_svg(ctx.service, str(match_id), ctx.credentials(), highlight),
+            lambda picture: BoardSvgType(
+                match_id=strawberry.ID(picture.match_id), version=picture.version,
+                svg=picture.svg,
+            ),
+        )
+
+    board_svg_resolver.__annotations__ = {
+        "info": Info, "match_id": strawberry.ID, "highlight": int | None, "return": result,
+    }
+    return strawberry.field(resolver=board_svg_resolver, description=BOARD_SVG_DESCRIPTION)

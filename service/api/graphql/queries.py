@@ -59,4 +59,10 @@ def build_query(types: MatchTypes) -> type:
                 types.from_log,
             )
 
+        # The board as SVG, the same document as REST's board.svg (service/api/pictures.py).
+        from service.api.pictures import graphql_board_field as _board_field
+
+        board_svg = _board_field()
+        del _board_field
+
     return Query
