@@ -172,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--root", default=str(ROOT), help="repository root (default: this one)")
     export.set_defaults(handler=_cmd_export_schema)
+
+    from service.bots.selfplay import add_parser as add_selfplay_parser
+
+    add_selfplay_parser(commands)  # `skyline selfplay`: service/bots/selfplay.py
     return parser
 
 

@@ -32,6 +32,8 @@ from typing import Any
 
 from service.games.ginkgopolis import data as gd
 from service.games.ginkgopolis.city import pos, token_destinations
+from service.games.ginkgopolis.data import COLOURS
+from service.games.ginkgopolis.flow import RETURN_PARTS
 from service.games.ginkgopolis.state import (
     CHOOSE,
     DRAFT,
@@ -151,8 +153,11 @@ def determinize(
     s.choice[seat] = mine
     s.draft_packs[seat] = sorted(pack)
     s.draft_kept[seat] = kept
-    if phase == RETURN and me.returning is not None:
-        s.returns[seat] = tuple(t.id for t in me.returning)
+    if phase == RETURN:
+        s.returns[seat] = tuple(t.id for t in me.returning or ())
+        part = me.return_part
+        s.ret_part[seat] = len(RETURN_PARTS) if part is None else RETURN_PARTS.index(
+            (COLOURS.index(part.colour), part.low, part.high))
 
     others = [o for o in range(n) if o != seat]
     _deal_cards(s, view, seat, others, rng)
@@ -270,4 +275,4 @@ def _sample_choices(s: GkState, view: GkView, seat: int, others: list[int],
     if phase == RETURN:
         for other in others:
             if view.seats[other].committed:
-                s.returns[other] = ()
+                s.ret_part[other] = len(RETURN_PARTS)

@@ -30,7 +30,6 @@ from service.games.ginkgopolis.actions import (
 from service.games.ginkgopolis.city import neighbours
 from service.games.ginkgopolis.data import NUMBERS, URB_BASE
 from service.games.ginkgopolis.engine import GinkgopolisEngine
-from service.games.ginkgopolis.flow import returnable_tiles
 from service.games.ginkgopolis.rules import build_up_costs, can_build_up
 from service.games.ginkgopolis.state import CHOOSE, OVER, RESOLVE, RETURN, GkState
 from service.games.ginkgopolis.views import GkView, active_seats
@@ -66,18 +65,16 @@ class GkModel:
         return min(active)
 
     def moves(self, state: GkState, seat: int) -> list[Any]:
+        legal = self.engine.legal_actions(state, seat)
         if state.phase == RETURN:
-            tiles = sorted(returnable_tiles(state, seat))
-            half = sorted(tiles, key=lambda t: (t % NUMBERS, t))[: len(tiles) // 2]
-            options = {(), tuple(tiles), tuple(sorted(half))}
-            return [GkReturnTiles(t) for t in sorted(options, key=len)]
-        return self.engine.legal_actions(state, seat)
+            return self.restrict(state, seat, legal)
+        return legal
 
     def restrict(self, state: GkState, seat: int, legal: Sequence[Any]) -> list[Any]:
-        if state.phase != RETURN:
+        if state.phase != RETURN or len(legal) <= 3:
             return list(legal)
-        allowed = set(legal)
-        return [m for m in self.moves(state, seat) if m in allowed] or [legal[0]]
+        by_size = sorted(legal, key=lambda m: len(m.tiles) if type(m) is GkReturnTiles else 0)
+        return [by_size[0], by_size[len(by_size) // 2], by_size[-1]]
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, state: GkState) -> list[float]:
