@@ -149,23 +149,24 @@ def _fields(cls: type) -> list[_Field]:
         return out
     hints = typing.get_type_hints(cls, include_extras=True)
     out = []
-    for field in dataclasses.fields(cls):
+    for field in dataclasses.fields(typing.cast(Any, cls)):
         annotation = hints[field.name]
         _, metadata = _split_annotated(annotation)
-        info = next((m for m in metadata if isinstance(m, FieldInfo)), None)
+        found = next((m for m in metadata if isinstance(m, FieldInfo)), None)
+        field_info = found if isinstance(found, FieldInfo) else None
         if isinstance(field.default, FieldInfo):
-            info = field.default
+            field_info = field.default
         required = (
             field.default is dataclasses.MISSING
             and field.default_factory is dataclasses.MISSING
-            and (info is None or info.is_required())
+            and (field_info is None or field_info.is_required())
         )
         default = None
         if field.default is not dataclasses.MISSING and not isinstance(field.default, FieldInfo):
             default = field.default
-        elif info is not None and not info.is_required():
-            default = info.get_default()
-        alias = info.alias if info is not None else None
+        elif field_info is not None and not field_info.is_required():
+            default = field_info.get_default()
+        alias = field_info.alias if field_info is not None else None
         out.append(
             _Field(
                 name=field.name,
@@ -173,7 +174,7 @@ def _fields(cls: type) -> list[_Field]:
                 annotation=annotation,
                 required=required,
                 default=default,
-                description=info.description if info is not None else None,
+                description=field_info.description if field_info is not None else None,
             )
         )
     return out
@@ -258,10 +259,7 @@ class Converter:
                 rest = [arg for arg in args if arg is not type(None)]
                 base = rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007
                 codec = self.output(base, owner=owner, field=field)
-                return Codec(
-                    Optional(codec.annotation),
-                    lambda v, c=codec.convert: None if v is None else c(v),
-                )
+                return Codec(Optional(codec.annotation), _or_none(codec.convert))
             raise UnsupportedType(f"{owner}.{field}: untagged union {inner!r}")
         return self._common(inner, owner, field, self.output)
 
@@ -279,7 +277,7 @@ class Converter:
         """
         codecs = [self.output(member) for member in members]
         by_class = {member: codec for member, codec in zip(members, codecs, strict=True)}
-        by_tag = {}
+        by_tag: dict[Any, tuple[type, Codec]] = {}
         if discriminator is not None:
             by_tag = {
                 _tag(member, discriminator): (member, codec)
@@ -287,7 +285,7 @@ class Converter:
             }
         key = ("union", name)
         self.claim(name, key)
-        annotation = Annotated[
+        annotation = Annotated[  # type: ignore[valid-type]
             Union[tuple(codec.annotation for codec in codecs)],  # noqa: UP007
             strawberry.union(name, description=description),
         ]
@@ -295,7 +293,8 @@ class Converter:
         def convert(value: Any) -> Any:
             codec = by_class.get(type(value))
             if codec is None and isinstance(value, dict) and discriminator is not None:
-                _, codec = by_tag.get(value.get(discriminator), (None, None))
+                tagged = by_tag.get(value.get(discriminator))
+                codec = tagged[1] if tagged is not None else None
             if codec is None:
                 raise TypeError(f"{type(value).__name__} is not a member of {name}")
             return codec.convert(value)
@@ -347,10 +346,7 @@ class Converter:
                 rest = [arg for arg in args if arg is not type(None)]
                 base = rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007
                 codec = self.input(base, owner=owner, field=field)
-                return Codec(
-                    Optional(codec.annotation),
-                    lambda v, c=codec.convert: None if v is None else c(v),
-                )
+                return Codec(Optional(codec.annotation), _or_none(codec.convert))
             raise UnsupportedType(f"{owner}.{field}: untagged union {inner!r}")
         return self._common(inner, owner, field, self.input)
 
@@ -377,7 +373,7 @@ class Converter:
             ]
             if payload:
                 codec = self._input_object(member, discriminator)
-                namespace["__annotations__"][attribute] = Maybe[codec.annotation]  # type: ignore[misc]
+                namespace["__annotations__"][attribute] = Maybe[codec.annotation]  # type: ignore[misc,name-defined]
                 decoders[attribute] = codec.convert
             else:
                 namespace["__annotations__"][attribute] = Maybe[bool]  # type: ignore[misc]
@@ -480,10 +476,7 @@ class Converter:
             if len(set(args)) != 1:
                 raise UnsupportedType(f"{owner}.{field}: {inner!r} is not a homogeneous list")
             item = recurse(args[0], owner=owner, field=field)
-            return Codec(
-                list[item.annotation],  # type: ignore[name-defined]
-                lambda v, c=item.convert: [c(x) for x in v],
-            )
+            return Codec(list[item.annotation], _each(item.convert))  # type: ignore[name-defined]
         if _is_model(inner):
             return self._object(inner) if output else self._input_object(inner)
         raise UnsupportedType(f"{owner}.{field}: {inner!r} has no GraphQL shape")
@@ -543,6 +536,20 @@ def Optional(annotation: Any) -> Any:
 def _is_optional(annotation: Any) -> bool:
     inner, _ = _split_annotated(annotation)
     return get_origin(inner) in (Union, types.UnionType) and type(None) in get_args(inner)
+
+
+def _or_none(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def convert_optional(value: Any) -> Any:
+        return None if value is None else convert(value)
+
+    return convert_optional
+
+
+def _each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def convert_list(value: Any) -> list[Any]:
+        return [convert(item) for item in value]
+
+    return convert_list
 
 
 def _flag_decoder(discriminator: str, tag: str, key: str) -> Callable[[Any], Any]:

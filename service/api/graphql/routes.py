@@ -46,8 +46,6 @@ class SkylineGraphQL(GraphQL):
         super().__init__(
             schema,
             graphql_ide=None,
-            keep_alive=True,
-            keep_alive_interval=15,
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
             connection_init_wait_timeout=timedelta(seconds=10),
             max_subscriptions_per_connection=16,

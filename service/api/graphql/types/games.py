@@ -110,11 +110,13 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
     decoders: dict[str, Callable[[Any], Any]] = {}
     for game_id, (key, engine, codec) in per_game_inputs.items():
         attribute = key + "_" if key in namespace else key
-        namespace["__annotations__"][attribute] = strawberry.Maybe[codec.annotation]
+        namespace["__annotations__"][attribute] = strawberry.Maybe[  # type: ignore[misc]
+            codec.annotation  # type: ignore[name-defined]
+        ]
         namespace[attribute] = strawberry.field(
             name=key, default=None, description=f"A move of {engine.title} ({game_id})."
         )
-        decoders[attribute] = lambda value, g=game_id, c=codec: (g, c.convert(value))
+        decoders[attribute] = _tagged(game_id, codec)
     converter.claim("ActionInput", "ActionInput")
     action_input = strawberry.input(
         type("ActionInput", (), namespace),
@@ -132,6 +134,13 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
         view=view, move=move, action_input=action_input, result=result,
         decode_action=decode_action,
     )
+
+
+def _tagged(game_id: str, codec: Codec) -> Callable[[Any], tuple[str, Any]]:
+    def convert(value: Any) -> tuple[str, Any]:
+        return game_id, codec.convert(value)
+
+    return convert
 
 
 def _no_game_input() -> Any:

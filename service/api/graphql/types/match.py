@@ -10,7 +10,7 @@ REST shows.
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -41,7 +41,7 @@ class Game:
     def from_model(cls, info: models.GameInfo) -> "Game":
         return cls(
             id=info.id, title=info.title, min_players=info.min_players,
-            max_players=info.max_players, options_schema=info.options_schema,
+            max_players=info.max_players, options_schema=cast(JSON, info.options_schema),
         )
 
 
@@ -74,7 +74,7 @@ class Event:
 
     @classmethod
     def from_model(cls, event: models.EventOut) -> "Event":
-        return cls(kind=event.kind, data=event.data)
+        return cls(kind=event.kind, data=cast(JSON, event.data))
 
 
 @dataclass(frozen=True)
