@@ -51,10 +51,15 @@ that passed its own ``write_id`` (e.g. derived from the request's ``Idempotency-
 repeat the call later with the same ``expected_version`` and ``write_id`` to learn it: True
 means it is in the log exactly once. ``create`` behaves the same with its ``write_id``.
 
-Durability caveat: Redis replicates asynchronously. A primary that crashes right after
-acknowledging a write may lose it if the replica had not received it yet; the promoted
-replica then continues from the previous version (never a fork: versions stay contiguous).
-On a local network the window is tiny; the fault tests measure it.
+Durability caveat: Redis replicates asynchronously. A primary that is cut off right after
+acknowledging a write may lose it if its replica had not received it yet; the promoted
+replica then continues from the previous version (the log stays contiguous, but a watcher
+that saw the lost version will see another write under that number). A crash alone
+(``DEBUG SEGFAULT``, ``kill -9``) does not open that window in practice -- Redis flushes
+the reply and the replication stream in the same event-loop pass -- and the fault tests
+check that no acknowledged write is lost across a crash and a manual failover; a network
+partition can. ``WAIT`` cannot close it here: it must run on the writer's own connection,
+which the cluster client does not pin, and it would cost a second round trip per write.
 
 Watch
 -----
