@@ -139,3 +139,23 @@ def assert_refused(gql: GraphQLClient, payload: dict[str, Any]) -> None:
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
         assert closed.value.code == 4403
+
+
+def test_unexpected_failures_in_the_stream_are_masked(
+    gql: GraphQLClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = gql.http.app.state.match_service  # type: ignore[attr-defined]
+
+    async def broken(*_: Any) -> Any:
+        raise RuntimeError("secret internals: hand=[1, 2, 3]")
+
+    monkeypatch.setattr(service, "get_state", broken)
+    with gql.http.websocket_connect("/graphql", subprotocols=[PROTOCOL]) as ws:
+        ws.send_json({"type": "connection_init"})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json({"id": "1", "type": "subscribe",
+                      "payload": {"query": MATCH_UPDATED, "variables": {"id": "x"}}})
+        message = ws.receive_json()
+        assert message["payload"]["errors"] == [{"message": "Unexpected error."}]
+        assert "secret" not in str(message)
+        assert ws.receive_json() == {"id": "1", "type": "complete"}
