@@ -184,10 +184,12 @@ async def test_cluster_primary_fault_under_writes_loses_nothing(
 # -- single Redis ----------------------------------------------------------------------------
 
 
-async def test_single_redis_stopped_and_restarted_under_writes() -> None:
+@pytest.mark.parametrize("how", ["stop", "kill -9"])
+async def test_single_redis_stopped_and_restarted_under_writes(how: str) -> None:
     """While the server is down every call raises StoreUnavailable (after a short retry
     budget); after a restart the same store object works again and no accepted write is
-    lost (the server keeps an append-only file for this test, fsync on every write)."""
+    lost (the server keeps an append-only file for this test, fsync on every write, so even
+    ``kill -9`` loses nothing it acknowledged)."""
     with RedisServer.start(extra_args=["--appendonly", "yes", "--appendfsync", "always"]) as server:
         store = RedisStore.from_url(server.url, prefix="fault:", retry_budget=0.5)
         try:
@@ -197,7 +199,7 @@ async def test_single_redis_stopped_and_restarted_under_writes() -> None:
                 writers.start()
                 try:
                     await writers.wait_for(50)
-                    await asyncio.to_thread(server.stop)
+                    await asyncio.to_thread(server.stop if how == "stop" else server.kill)
                     for _ in range(3):
                         with pytest.raises(StoreUnavailable):
                             await store.load(matches[0])
