@@ -1,0 +1,56 @@
+"""Every service error code maps onto the union member GraphQL promises for it."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.api.errors import CODES, ApiError
+from service.api.graphql.results import ACT_FAILURES, CREATE_FAILURES, READ_FAILURES
+from service.api.graphql.types.failures import (
+    BadRequest,
+    Forbidden,
+    IllegalMove,
+    MatchFinished,
+    NotFound,
+    NotYourTurn,
+    Unauthorized,
+    Unavailable,
+    VersionConflict,
+    failure_for,
+)
+
+EXPECTED = {
+    "malformed": BadRequest,
+    "unauthorized": Unauthorized,
+    "forbidden": Forbidden,
+    "not_found": NotFound,
+    "match_not_found": NotFound,
+    "not_your_turn": NotYourTurn,
+    "match_finished": MatchFinished,
+    "version_conflict": VersionConflict,
+    "precondition_failed": VersionConflict,
+    "illegal_move": IllegalMove,
+    "busy": Unavailable,
+    "store_unavailable": Unavailable,
+}
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_every_code_has_a_member_in_every_union(code: str) -> None:
+    error = ApiError.of(code, "why", currentVersion=3, retryAfter=1)
+    for allowed in (READ_FAILURES, CREATE_FAILURES, ACT_FAILURES):
+        member = failure_for(error, allowed)
+        assert type(member) in allowed
+        assert (member.code, member.message) == (code, "why")  # type: ignore[attr-defined]
+    member = failure_for(error, ACT_FAILURES)
+    assert type(member) is EXPECTED.get(code, Unavailable if error.status >= 500 else BadRequest)
+    if isinstance(member, (NotYourTurn, MatchFinished, VersionConflict)):
+        assert member.current_version == 3
+    if isinstance(member, Unavailable):
+        assert member.retry_after == 1
+
+
+def test_an_engine_refusal_is_an_illegal_move_with_the_engines_code() -> None:
+    member = failure_for(ApiError(422, "not_in_hand", "Illegal move", "Not in hand."),
+                         ACT_FAILURES)
+    assert isinstance(member, IllegalMove) and member.code == "not_in_hand"
