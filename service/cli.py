@@ -176,6 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     from service.bots.selfplay import add_parser as add_selfplay_parser
 
     add_selfplay_parser(commands)  # `skyline selfplay`: service/bots/selfplay.py
+
+    from service.api.pictures import add_show_parser
+
+    add_show_parser(commands)  # `skyline show MATCH [--svg FILE]`: service/api/pictures.py
     return parser
 
 

@@ -10,7 +10,11 @@ version (``GET /v1/matches/{id}/legal-moves``); a bad index is a 400 / 422 probl
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import strawberry
@@ -155,3 +159,90 @@ def graphql_board_field() -> Any:
         "info": Info, "match_id": strawberry.ID, "highlight": int | None, "return": result,
     }
     return strawberry.field(resolver=board_svg_resolver, description=BOARD_SVG_DESCRIPTION)
+
+
+# -- `skyline show MATCH [--svg FILE]` ---------------------------------------------------------
+SHOW_HELP = "print a match as text, or write its board picture as SVG (--svg FILE)"
+
+
+def add_show_parser(commands: Any) -> None:
+    """Add ``skyline show`` to the CLI's subcommands (``service/cli.py``)."""
+    show = commands.add_parser("show", help=SHOW_HELP, description=SHOW_HELP)
+    show.add_argument("match", help="the match id")
+    show.add_argument("--svg", metavar="FILE",
+                      help="write the board as SVG to FILE ('-': standard output)")
+    show.add_argument("--token", default=None,
+                      help="a seat token: draw that seat's view (default: a spectator's)")
+    show.add_argument("--highlight", type=int, default=None, metavar="INDEX",
+                      help="with --svg and --token: draw legal move number INDEX distinctly")
+    show.add_argument(
+        "--redis-url", default=os.environ.get("SKYLINE_REDIS_URL"),
+        help="redis://host:port/db of the server's store (SKYLINE_REDIS_URL)",
+    )
+    show.add_argument(
+        "--redis-cluster", default=os.environ.get("SKYLINE_REDIS_CLUSTER"),
+        help="host:port,... seed nodes of a Redis Cluster (SKYLINE_REDIS_CLUSTER)",
+    )
+    show.add_argument(
+        "--redis-prefix", default=os.environ.get("SKYLINE_REDIS_PREFIX", "skyline:"),
+        help="key prefix in Redis (SKYLINE_REDIS_PREFIX)",
+    )
+    show.set_defaults(handler=run_show)
+
+
+def run_show(args: Any) -> int:
+    """The ``skyline show`` handler: 0 on success, 1 with a message on stderr otherwise."""
+    from service.store import open_store
+
+    store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix)
+    try:
+        output = asyncio.run(show(store, args.match, token=args.token, svg=args.svg is not None,
+                                  highlight=args.highlight))
+    except ApiError as error:
+        hint = ""
+        if error.code == "match_not_found" and not (args.redis_url or args.redis_cluster):
+            hint = (" (no --redis-url: the embedded store is empty in a new process; point "
+                    "`skyline show` at the server's Redis)")
+        print(f"skyline show: {error.detail}{hint}", file=sys.stderr)
+        return 1
+    if args.svg is None or args.svg == "-":
+        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+    else:
+        Path(args.svg).write_text(output, encoding="utf-8")
+        print(f"wrote {args.svg}")
+    return 0
+
+
+async def show(store: Any, match_id: str, *, token: str | None = None, svg: bool = False,
+               highlight: int | None = None) -> str:
+    """The text (default) or SVG picture of a match, as ``token``'s seat (None: spectator)
+    sees it. Text comes from the engine's own text rendering of public information."""
+    from service import games
+
+    from .records import MatchRecord
+
+    service = MatchService(store, ttl_finished=None, ttl_idle=None)
+    try:
+        if svg:
+            return (await board_svg(service, match_id, token, highlight)).svg
+        if highlight is not None:
+            raise ApiError.of("malformed", "--highlight needs --svg.")
+        state = await service.get_state(match_id, token)
+        picture = getattr(state.view, "text", None)
+        if not isinstance(picture, str):
+            _, data = await store.load(match_id)
+            engine: Any = games.get(state.game)
+            render = getattr(engine, "render", None)
+            picture = render(engine.loads(MatchRecord.decode(data).state)) if render else ""
+        who = "spectator" if state.seat is None else f"seat {state.seat}"
+        lines = [f"{state.game} match {match_id} · version {state.version} · {state.status}"
+                 f" · to act: {', '.join(map(str, state.active_seats)) or 'nobody'}"
+                 f" · view of {who}", "", picture.rstrip("\n")]
+        if state.result is not None:
+            lines += ["", "final scores:"]
+            for seat in sorted(state.result.seats, key=lambda s: (s.rank, s.seat)):
+                parts = ", ".join(f"{line.rule} {line.points}" for line in seat.breakdown)
+                lines.append(f"  seat {seat.seat}: {seat.score} (rank {seat.rank}) — {parts}")
+        return "\n".join(lines) + "\n"
+    finally:
+        await store.close()
