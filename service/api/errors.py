@@ -15,7 +15,6 @@ from .models import Problem
 CODES: dict[str, tuple[int, str]] = {
     "malformed": (400, "Malformed request"),
     "unauthorized": (401, "Missing or invalid token"),
-    "forbidden": (403, "Forbidden"),
     "not_found": (404, "Not found"),
     "match_not_found": (404, "Match not found"),
     "method_not_allowed": (405, "Method not allowed"),
@@ -31,9 +30,9 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_player_count": (422, "Invalid player count"),
     "bad_bots": (422, "Invalid bot seats"),
     "invalid_action": (422, "Not a move of this game"),
-    "illegal_move": (422, "Illegal move"),
     "busy": (503, "Too much contention"),
     "store_unavailable": (503, "Store unavailable"),
+    "internal": (500, "Internal error"),
 }
 
 
