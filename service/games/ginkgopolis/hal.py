@@ -30,7 +30,7 @@ from .rules import (
     place_token,
     return_resources,
 )
-from .state import NO_TILE, GkState, place_building
+from .state import NO_TILE, GkState, add_marker, place_building
 
 
 def urbanize_vp(s: GkState, letter: int) -> int:
@@ -75,7 +75,7 @@ def play_turn(s: GkState, events: Events) -> None:
         key = s.tokens[letter]
         s.res_supply[hal] -= 1
         place_building(s, key, (tile,), hal)
-        s.markers.add(key)
+        add_marker(s, key)
         vp = sum(len(s.stacks[n]) for n in neighbours(key) if n in s.stacks)
         s.vp[hal] += vp
         s.discard.append(card)
@@ -101,7 +101,7 @@ def play_turn(s: GkState, events: Events) -> None:
     s.vp[hal] -= paid
     s.res_supply[hal] -= height + 1  # the colour fee goes into his own supply
     place_building(s, key, (*s.stacks[key], tile), hal)
-    s.markers.add(key)
+    add_marker(s, key)
     s.front[hal].append(card)
     events.append(
         Event(

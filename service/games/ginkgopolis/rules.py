@@ -27,7 +27,15 @@ from .data import (
     card_label,
     tile_label,
 )
-from .state import NO_PENDING, PLACE_TOKEN, TAKE_ITEM, GkState, place_building
+from .state import (
+    NO_PENDING,
+    PLACE_TOKEN,
+    TAKE_ITEM,
+    GkState,
+    add_marker,
+    clear_markers,
+    place_building,
+)
 
 Events = list[Event]
 
@@ -50,7 +58,7 @@ def rebuild_deck(s: GkState, events: Events) -> None:
     with 2-3 players, remove the markers."""
     added = sorted(s.stacks[key][-1] for key in s.markers)
     s.discard.extend(added)
-    s.markers.clear()
+    clear_markers(s)
     if not s.discard:
         return
     deck, s.rng = shuffled(s.rng, s.discard)
@@ -245,7 +253,7 @@ def build_up(s: GkState, seat: int, card: int, tile: int, events: Events) -> Non
     s.res_supply[seat] += fee
     s.tiles[seat].remove(tile)
     place_building(s, key, (*s.stacks[key], tile), seat)
-    s.markers.add(key)
+    add_marker(s, key)
     gains = Gains()
     apply_bonuses(s, seat, BUILD_UP, gains)
     s.front[seat].append(card)
@@ -277,7 +285,7 @@ def urbanize(s: GkState, seat: int, card: int, tile: int, events: Events) -> Non
     s.tiles[seat].remove(tile)
     s.res_screen[seat] -= 1
     place_building(s, key, (tile,), seat)
-    s.markers.add(key)
+    add_marker(s, key)
     gains = Gains()
     for n in neighbours(key):
         if n in s.stacks and n != key:

@@ -46,6 +46,7 @@ class GkState:
     __slots__ = (
         "box",
         "choice",
+        "city_words",
         "deck",
         "discard",
         "draft_kept",
@@ -94,6 +95,8 @@ class GkState:
     e1_done: bool
     end: bool
     hal_card: int
+    city_words: list[int] | None
+    """Cache of the city's serialized words; reset by every change of the city."""
     stacks: dict[int, tuple[int, ...]]
     owner: dict[int, int]
     markers: set[int]
@@ -154,6 +157,7 @@ class GkState:
         new.e1_done = self.e1_done
         new.end = self.end
         new.hal_card = self.hal_card
+        new.city_words = self.city_words
         new.stacks = self.stacks.copy()
         new.owner = self.owner.copy()
         new.markers = self.markers.copy()
@@ -205,6 +209,7 @@ def empty_state(players: int) -> GkState:
     s.e1_done = False
     s.end = False
     s.hal_card = NO_TILE
+    s.city_words = None
     s.stacks = {}
     s.owner = {}
     s.markers = set()
@@ -231,7 +236,11 @@ def empty_state(players: int) -> GkState:
 
 
 def place_building(s: GkState, key: int, stack: tuple[int, ...], owner: int) -> None:
-    """Put (or replace) a building; keeps the derived ``where`` / ``in_city`` in step."""
+    """Put (or replace) a building; keeps the derived ``where`` / ``in_city`` in step.
+
+    The city changes only through ``place_building``, ``add_marker`` and ``clear_markers``.
+    """
+    s.city_words = None
     old = s.stacks.get(key)
     if old is not None:
         del s.where[old[-1]]
@@ -245,15 +254,36 @@ def place_building(s: GkState, key: int, stack: tuple[int, ...], owner: int) -> 
         s.in_city[owner] += len(stack)
 
 
+def add_marker(s: GkState, key: int) -> None:
+    """A construction-site marker on the building at ``key``."""
+    s.city_words = None
+    s.markers.add(key)
+
+
+def clear_markers(s: GkState) -> None:
+    s.city_words = None
+    s.markers.clear()
+
+
+def _city_words(s: GkState) -> list[int]:
+    words = s.city_words
+    if words is None:
+        stacks, owner, markers = s.stacks, s.owner, s.markers
+        words = [len(stacks)]
+        for key in sorted(stacks):
+            stack = stacks[key]
+            # owner + 1 (0..6), the construction-site marker, the height: one word
+            words += (key, owner[key] + 1 + (key in markers) * 8 + len(stack) * 16)
+            words += stack
+        s.city_words = words
+    return words
+
+
 # --------------------------------------------------------------------------- serialization
 
 
-def _put_list(out: list[int], items: list[int] | tuple[int, ...]) -> None:
-    out.append(len(items))
-    out.extend(items)
-
-
 def dumps(s: GkState) -> bytes:
+    rng = s.rng
     out: list[int] = [
         s.players,
         s.flags,
@@ -267,52 +297,52 @@ def dumps(s: GkState) -> bytes:
         int(s.e1_done),
         int(s.end),
         s.hal_card + 1,
-        s.rng & 0xFFFF,
-        (s.rng >> 16) & 0xFFFF,
-        (s.rng >> 32) & 0xFFFF,
-        (s.rng >> 48) & 0xFFFF,
+        rng & 0xFFFF,
+        (rng >> 16) & 0xFFFF,
+        (rng >> 32) & 0xFFFF,
+        (rng >> 48) & 0xFFFF,
     ]
-    out.append(len(s.stacks))
-    for key in sorted(s.stacks):
-        stack = s.stacks[key]
-        out.append(key)
-        out.append(s.owner[key] + 1)
-        out.append(int(key in s.markers))
-        _put_list(out, stack)
-    out.extend(s.tokens)
-    _put_list(out, s.supply_tiles)
-    _put_list(out, s.box)
-    _put_list(out, s.deck)
-    _put_list(out, s.discard)
+    out += _city_words(s)
+    out += s.tokens
+    for pile in (s.supply_tiles, s.box, s.deck, s.discard):
+        out.append(len(pile))
+        out += pile
     for o in range(s.owners):
-        out.append(s.res_supply[o])
-        out.append(s.vp[o])
-        _put_list(out, s.front[o])
+        front = s.front[o]
+        out += (s.res_supply[o], s.vp[o], len(front))
+        out += front
     for seat in range(s.players):
-        out.append(s.res_screen[seat])
-        out.append(s.nh[seat])
-        _put_list(out, s.tiles[seat])
-        _put_list(out, s.hands[seat])
+        tiles, hand = s.tiles[seat], s.hands[seat]
+        out += (s.res_screen[seat], s.nh[seat], len(tiles))
+        out += tiles
+        out.append(len(hand))
+        out += hand
         choice = s.choice[seat]
         if choice is None:
             out.append(0)
         else:
-            out.append(1)
-            out.extend(v + 2 for v in choice)
-        _put_list(out, s.draft_packs[seat])
-        _put_list(out, s.draft_kept[seat])
-        out.append(s.ret_part[seat])
-        _put_list(out, s.returns[seat])
+            out += (1, choice[0] + 2, choice[1] + 2, choice[2] + 2)
+        pack, kept, returned = s.draft_packs[seat], s.draft_kept[seat], s.returns[seat]
+        out.append(len(pack))
+        out += pack
+        out.append(len(kept))
+        out += kept
+        out += (s.ret_part[seat], len(returned))
+        out += returned
     words = array("H", out)
-    if sys.byteorder != "little":
+    if _BIG_ENDIAN:
         words.byteswap()
-    return bytes([FORMAT_VERSION]) + words.tobytes()
+    return _VERSION_BYTE + words.tobytes()
+
+
+_BIG_ENDIAN: Final = sys.byteorder != "little"
+_VERSION_BYTE: Final = bytes([FORMAT_VERSION])
 
 
 class _Reader:
     __slots__ = ("i", "words")
 
-    def __init__(self, words: array[int]) -> None:
+    def __init__(self, words: list[int]) -> None:
         self.words = words
         self.i = 0
 
@@ -322,7 +352,7 @@ class _Reader:
         return value
 
     def many(self, n: int) -> list[int]:
-        values = self.words[self.i : self.i + n].tolist()
+        values = self.words[self.i : self.i + n]
         if len(values) != n:
             raise ValueError("truncated Ginkgopolis state")
         self.i += n
@@ -339,7 +369,7 @@ def loads(data: bytes) -> GkState:
     words.frombytes(data[1:])
     if sys.byteorder != "little":
         words.byteswap()
-    r = _Reader(words)
+    r = _Reader(words.tolist())
     players = r.one()
     s = empty_state(players)
     s.flags = r.one()
@@ -356,11 +386,10 @@ def loads(data: bytes) -> GkState:
     parts = r.many(4)
     s.rng = parts[0] | parts[1] << 16 | parts[2] << 32 | parts[3] << 48
     for _ in range(r.one()):
-        key = r.one()
-        owner = r.one() - 1
-        if r.one():
-            s.markers.add(key)
-        place_building(s, key, tuple(r.list()), owner)
+        key, packed = r.many(2)
+        if packed & 8:
+            add_marker(s, key)
+        place_building(s, key, tuple(r.many(packed >> 4)), (packed & 7) - 1)
     s.tokens = r.many(12)
     s.supply_tiles = r.list()
     s.box = r.list()

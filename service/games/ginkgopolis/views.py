@@ -19,6 +19,8 @@ from .data import (
     CHARACTERS,
     COLOURS,
     LETTERS,
+    N_CARDS,
+    N_TILES,
     NUMBERS,
     URB_BASE,
     card_label,
@@ -173,6 +175,14 @@ class GkView(BaseModel):
 
 
 def card_view(card: int) -> GkCard:
+    return _CARD_VIEWS[card]
+
+
+def tile_view(tile: int) -> GkTile:
+    return _TILE_VIEWS[tile]
+
+
+def _card_view(card: int) -> GkCard:
     if card < URB_BASE:
         return GkCard(
             id=card,
@@ -195,10 +205,14 @@ def card_view(card: int) -> GkCard:
     )
 
 
-def tile_view(tile: int) -> GkTile:
+def _tile_view(tile: int) -> GkTile:
     return GkTile(
         id=tile, label=card_label(tile), colour=COLOURS[tile // NUMBERS], number=tile % NUMBERS + 1
     )
+
+
+_CARD_VIEWS: tuple[GkCard, ...] = tuple(_card_view(c) for c in range(N_CARDS))
+_TILE_VIEWS: tuple[GkTile, ...] = tuple(_tile_view(t) for t in range(N_TILES))
 
 
 def resolving_seat(s: GkState) -> int:
