@@ -217,3 +217,34 @@ async def test_open_store_picks_the_backend(redis_url: str, redis_prefix: str) -
     cluster = open_store(None, "127.0.0.1:7000,127.0.0.1:7001", "p:")
     assert isinstance(cluster, RedisStore) and cluster.is_cluster
     await cluster.close()
+
+
+async def test_the_round_trip_counter_matches_what_the_server_executed() -> None:
+    """Checked on the server side (INFO commandstats on a private server): 100 actions
+    (load + CAS) are 100 HMGET + 100 EVALSHA and nothing else -- no hidden commands."""
+    with RedisServer.start() as server:
+        store = RedisStore.from_url(server.url, prefix="t:")
+        admin = server.node.client()
+        try:
+            await store.load_scripts()
+            await store.create("m", b"r0")
+            await store.load("m")
+            admin.execute_command("CONFIG", "RESETSTAT")
+            counted = store.round_trips
+            for _ in range(100):
+                version, record = await store.load("m")
+                assert await store.compare_and_set("m", version, record, b"e")
+            stats = {
+                name.removeprefix("cmdstat_"): int(value["calls"])
+                for name, value in admin.info("commandstats").items()
+            }
+            stats.pop("info", None)  # this very query
+            stats.pop("config|resetstat", None)  # and the reset
+            top_level = {name: n for name, n in stats.items() if name in {"hmget", "evalsha"}}
+            assert top_level == {"hmget": 100, "evalsha": 100}
+            assert store.round_trips - counted == 200
+            # Everything else the server counted ran inside the scripts.
+            assert set(stats) - set(top_level) <= {"hget", "hset", "xadd", "persist", "pexpire"}
+        finally:
+            admin.close()
+            await store.close()
