@@ -244,9 +244,11 @@ def format_table(summary: Summary) -> str:
         parts.append(f"{budget.iterations} iterations")
     if budget.seconds is not None:
         parts.append(f"{budget.seconds:g} s")
+    head = f"{summary.game}, {summary.players} players, {summary.games} games"
+    if "search" in summary.stats:
+        head += f", search budget {' / '.join(parts) or 'default'} per move"
     lines = [
-        f"{summary.game}, {summary.players} players, {summary.games} games, search budget "
-        f"{' / '.join(parts) or 'default'} per move",
+        head,
         "",
         f"{'bot':<8} {'seats':>6} {'wins':>7} {'win %':>6} {'mean':>7} {'sd':>6} {'ms/move':>8}",
     ]
