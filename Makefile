@@ -32,6 +32,7 @@ test: $(VENV)/.ok-dev
 	@$(PY) tests/redis_notice.py
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict service/games service/store
+	$(VENV)/bin/skyline export-schema --check
 	$(VENV)/bin/pytest -n auto -q $(PYTEST_ARGS)
 
 lint: $(VENV)/.ok-dev
@@ -39,6 +40,10 @@ lint: $(VENV)/.ok-dev
 
 typecheck: $(VENV)/.ok-dev
 	$(VENV)/bin/mypy --strict service/games service/store
+
+## Rewrite openapi/openapi.json and schema.graphql from the code (commit the result).
+schema: $(VENV)/.ok-dev
+	$(VENV)/bin/skyline export-schema
 
 bench: $(VENV)/.ok-dev
 	$(PY) -m bench
