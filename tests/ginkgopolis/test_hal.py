@@ -78,8 +78,12 @@ def test_GK_H2_building_on_hals_building_scores_for_hal() -> None:
     key = put(s, 5, 5, ["yellow-12"], owner=HAL)
     s.hands[0] = [T("yellow-12"), T("red-2"), U("A")]
     give(s, 0, resources=3, tiles=["yellow-13"])
+    assert s.res_supply[HAL] == 24
     s, _ = E.apply(s, 0, GkChooseCard(T("yellow-12"), T("yellow-13"), U("A")))
-    assert s.owner[key] == 0 and s.vp[HAL] >= 1 and s.res_supply[HAL] <= 25
+    assert s.owner[key] == 0 and s.stacks[key][-1] == T("yellow-13")
+    assert s.res_screen[0] == 3 - 2 and s.vp[0] == 0  # no VP paid: 13 > 12, same colour
+    # Hal: his resource back (+1 VP), then he urbanizes at A next to red 1 (+1 VP).
+    assert s.vp[HAL] == 1 + 1 and s.res_supply[HAL] == 25 - 1
 
 
 def test_GK_H3_game_ends_when_hal_cannot_pay() -> None:
