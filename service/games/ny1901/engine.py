@@ -62,6 +62,9 @@ class Ny1901Engine:
         self.board = board if board is not None else default_board()
         self.geometry = Geometry(self.board)
         self.rules = Rules(self.geometry)
+        # mask -> its squares: board geometry, the same for every view (Ny1901Square is
+        # frozen, so views may share the instances). Bounded by lots + streets + placements.
+        self._squares: dict[int, tuple[Ny1901Square, ...]] = {}
 
     # ------------------------------------------------------------------------------ setup
     def setup(self, players: int, options: BaseModel | None, seed: int) -> State:
@@ -167,14 +170,20 @@ class Ny1901Engine:
     def view(self, state: State, seat: int | None) -> Ny1901View:
         board = self.board
 
+        cache = self._squares
+
         def squares(mask: int) -> list[Ny1901Square]:
-            out = []
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                x, y = board.xy(low.bit_length() - 1)
-                out.append(Ny1901Square(x=x, y=y))
-            return out
+            found = cache.get(mask)
+            if found is None:
+                out = []
+                rest = mask
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    x, y = board.xy(low.bit_length() - 1)
+                    out.append(Ny1901Square(x=x, y=y))
+                found = cache[mask] = tuple(out)
+            return list(found)
 
         owners: dict[int, int] = {}
         for owner in range(state.n):
