@@ -77,6 +77,9 @@ class CreateMatchRequest(InputModel):
         description="Seats played by the built-in random bot (each once); they get no token.",
         max_length=15,
     )
+    bot_kind: Literal["random", "greedy", "search"] = Field(
+        default="random", description="The built-in player on the bot seats."
+    )
 
 
 class SeatToken(WireModel):

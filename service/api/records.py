@@ -48,6 +48,7 @@ class MatchRecord:
     state: bytes
     finished: bool = False
     bots: tuple[int, ...] = ()
+    bot_kind: str = "random"
     idempotency: tuple[IdempotentResult, ...] = ()
     created: int = 0
     updated: int = 0
@@ -71,6 +72,7 @@ class MatchRecord:
             "t": list(self.tokens),
             "f": self.finished,
             "b": list(self.bots),
+            "k": self.bot_kind,
             "i": [[r.key, r.version, r.action] for r in self.idempotency],
             "c": self.created,
             "u": self.updated,
@@ -90,6 +92,7 @@ class MatchRecord:
             state=state,
             finished=header["f"],
             bots=tuple(header["b"]),
+            bot_kind=header.get("k", "random"),
             idempotency=tuple(IdempotentResult(k, v, a) for k, v, a in header["i"]),
             created=header["c"],
             updated=header["u"],

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import random
 import re
 import secrets
 import time
@@ -25,6 +24,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from service import games
+from service.bots import Budget, get_bot
+from service.bots.games import model_for as bot_model_for
 from service.games.base import (
     JSON,
     Engine,
@@ -61,6 +62,8 @@ the store, where braces would break the Redis Cluster hash tag)."""
 
 MAX_ACT_ATTEMPTS = 16
 MAX_BOT_MOVES = 2000
+BOT_BUDGET = Budget(iterations=100, seconds=2.0)
+"""Per move of a ``search`` bot seat: at most 100 simulations or 2 s, whichever is first."""
 MAX_IDEMPOTENCY_KEY = 255
 RETRY_AFTER_SECONDS = 1
 
@@ -175,6 +178,13 @@ class MatchService:
             raise ApiError.of("bad_bots", f"Bot seats must be below {req.players}.")
         if len(bots) == req.players:
             raise ApiError.of("bad_bots", "At least one seat must be human.")
+        if bots and req.bot_kind != "random":
+            try:
+                bot_model_for(engine)
+            except ValueError:
+                raise ApiError.of(
+                    "bad_bots", f"No {req.bot_kind} bot plays {engine.title}; use random."
+                ) from None
         seed = req.seed if req.seed is not None else secrets.randbelow(2**53)
         state = engine.setup(req.players, options, seed)
         tokens: dict[int, str] = {
@@ -192,6 +202,7 @@ class MatchService:
             state=engine.dumps(state),
             finished=engine.result(state) is not None,
             bots=bots,
+            bot_kind=req.bot_kind,
             created=now,
             updated=now,
         )
@@ -529,8 +540,7 @@ class MatchService:
             moves = engine.legal_actions(state, seat)
             if not moves:
                 break
-            chooser = random.Random(f"{record.seed}:{version}:{seat}")
-            move = chooser.choice(moves)
+            move = await self._bot_move(record, engine, state, seat, moves)
             new_state, events = engine.apply(state, seat, move)
             new_record = replace(
                 record,
@@ -546,6 +556,17 @@ class MatchService:
                 self.metrics.cas_conflict()
                 version, record = await self._load(match_id)
         return version
+
+    @staticmethod
+    async def _bot_move(
+        record: MatchRecord, engine: Engine[Any], state: Any, seat: int, moves: list[Any]
+    ) -> Any:
+        """The bot's choice among ``moves``; it sees only its seat's view. Searching is CPU
+        work, so it runs in a thread and leaves the event loop free."""
+        bot = get_bot(record.bot_kind, seed=record.seed, budget=BOT_BUDGET)
+        view = engine.view(state, seat)
+        move = await asyncio.to_thread(bot.choose, engine, view, moves, seat)
+        return move if move in moves else moves[0]
 
     async def _guard(self, call: Awaitable[T]) -> T:
         try:

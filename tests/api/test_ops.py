@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from service.cli import build_parser
 from service.store import StoreUnavailable
 from service.store.memory import MemoryStore
-from tests.api.conftest import TOY, create, make_app, stored
+from tests.api.conftest import REAL_GAMES, TOY, create, make_app, stored
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,3 +155,27 @@ def test_serve_reads_flags_and_environment(monkeypatch: Any) -> None:
     from_env = build_parser().parse_args(["serve"])
     assert from_env.port == 9123
     assert from_env.redis_cluster is None
+
+
+@pytest.mark.parametrize("game", REAL_GAMES)
+@pytest.mark.parametrize("kind", ["greedy", "search"])
+def test_built_in_bot_kinds_play_the_real_games(client: TestClient, game: str, kind: str
+                                                ) -> None:
+    match = create(client, game=game, players=2, bots=[1], bot_kind=kind)
+    for _ in range(3):
+        state = client.get(match.url, headers=match.auth(0)).json()
+        if state["status"] == "finished":
+            break
+        assert 0 in state["activeSeats"]
+        moves = client.get(f"{match.url}/legal-moves", headers=match.auth(0)).json()["moves"]
+        response = client.post(f"{match.url}/actions", headers=match.auth(0),
+                               json={"action": moves[0]})
+        assert response.status_code == 200, response.text
+    assert any(e["seat"] == 1 for e in client.get(f"{match.url}/log").json()["entries"])
+
+
+def test_bot_kind_needs_a_bot_for_the_game(client: TestClient) -> None:
+    response = client.post("/v1/matches", json={"game": TOY, "players": 2, "bots": [1],
+                                                "botKind": "search"})
+    assert response.status_code == 422
+    assert response.json()["code"] == "bad_bots"
