@@ -278,10 +278,13 @@ class MatchService:
             state, current = await self._replay(match_id, engine, record, after), after
         for_store = self.store.watch(match_id, after)
         try:
-            async for written in self._guard_iter(for_store):
+            async for written in self._guard_iter(for_store):  # ends if the match expires
                 if written <= current:
                     continue
-                entries = await self._guard(self.store.log(match_id, current))
+                try:
+                    entries = await self._guard(self.store.log(match_id, current))
+                except MatchNotFound:
+                    return  # expired while watched
                 for entry in entries:
                     if entry.version > written:
                         break
@@ -581,6 +584,8 @@ class MatchService:
         try:
             async for value in iterator:
                 yield value
+        except MatchNotFound:
+            return
         except StoreUnavailable:
             raise ApiError.of(
                 "store_unavailable", "The match store is unavailable; retry shortly.",
