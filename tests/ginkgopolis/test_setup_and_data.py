@@ -95,12 +95,16 @@ def test_GK_S1_starting_square_and_tokens() -> None:
 
 
 def test_GK_S2_S3_supply_and_deck_by_player_count() -> None:
+    """GK-S2: 51 tiles in the supply, 6 of them to the box with 2-3 players. GK-S3: the deck
+    is the 12 urbanization cards and the 9 cards 1-3, its top 7 discarded with 2-3 players."""
     for players, supply, box, deck, discard in ((2, 45, 6, 14, 7), (4, 51, 0, 21, 0)):
         s = E.setup(players, None, 1)
         dealt = 4 * players
         tiles_taken = sum(len(t) for t in s.tiles)
         assert len(s.supply_tiles) + tiles_taken == supply and len(s.box) == box
         assert len(s.deck) + dealt == deck and len(s.discard) == discard
+        cards = sorted([*s.deck, *s.discard, *(c for h in s.hands for c in h)])
+        assert cards == sorted([*d.URBANIZATION_CARDS, *d.START_TILES])
 
 
 def test_GK_S4_intro_sets_give_their_starting_items() -> None:

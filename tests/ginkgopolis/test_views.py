@@ -25,7 +25,8 @@ def test_view_hides_other_screens_and_hands() -> None:
     # Changing seat 0's hidden hand, tiles, resources and VP changes no other view.
     t = s.clone()
     t.hands[0][:2], t.deck[:2] = t.deck[:2], t.hands[0][:2]  # other cards, same counts
-    t.res_screen[0] += 3
+    t.res_screen[0] += 3  # taken from the supply: neither count shows to others
+    t.res_supply[0] -= 3
     t.vp[0] += 5
     t.tiles[0] = [*t.tiles[0], t.supply_tiles[0]]
     t.supply_tiles = t.supply_tiles[1:]

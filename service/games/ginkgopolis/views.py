@@ -2,8 +2,8 @@
 
 Public: the city (tiles, heights, owners, construction sites, tokens), cards in front of the
 screens, the discard pile, the counts of the deck, the tile supply and each hand, New Hand
-tokens, resources left in the supply and placed in the city, who has already committed in a
-simultaneous step. Private (``me``): the seat's own hand, tiles, resources and VP behind the
+tokens, resources placed in the city, who has already committed in a simultaneous step, and
+everything about Hal (he has no screen). Private (``me``): the seat's own hand, tiles, resources and VP behind the
 screen and its pending hidden choice. Never: other screens, hands, choices, deck order, RNG.
 """
 
@@ -93,7 +93,6 @@ class GkSeatView(BaseModel):
     hand_count: int
     new_hand_tokens: int
     cards_in_front: list[GkCard]
-    resources_in_supply: int
     resources_in_city: int
     committed: bool
     """In a simultaneous step: this seat has already committed its (hidden) choice."""
@@ -113,6 +112,9 @@ class GkPrivateView(BaseModel):
     hand: list[GkCard]
     tiles: list[GkTile]
     resources: int
+    resources_in_supply: int
+    """Resources of this seat's colour left in the common supply (with the count behind the
+    screen and in the city it would reveal the screen, so it is shown to the seat only)."""
     vp: int
     choice: GkChoiceView | None
     draft_pack: list[GkCard]
@@ -268,6 +270,7 @@ def _private(s: GkState, seat: int) -> GkPrivateView:
         hand=[card_view(c) for c in sorted(s.hands[seat])],
         tiles=[tile_view(t) for t in s.tiles[seat]],
         resources=s.res_screen[seat],
+        resources_in_supply=s.res_supply[seat],
         vp=s.vp[seat],
         choice=choice_view,
         draft_pack=[card_view(c) for c in s.draft_packs[seat] if choice is None or c != choice[0]]
@@ -333,7 +336,6 @@ def make_view(s: GkState, seat: int | None) -> GkView:
             hand_count=len(s.hands[i]),
             new_hand_tokens=s.nh[i],
             cards_in_front=[card_view(c) for c in s.front[i]],
-            resources_in_supply=s.res_supply[i],
             resources_in_city=s.in_city[i],
             committed=_committed(s, i),
         )
