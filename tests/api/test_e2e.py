@@ -174,3 +174,61 @@ async def test_racing_clients_never_fork_history(http: httpx.AsyncClient, game: 
     log = (await http.get(f"{url}/log")).json()
     assert [e["version"] for e in log["entries"]] == list(range(1, accepted + 1))
     assert (await http.get(url)).json()["version"] == accepted
+
+
+SIMULTANEOUS = [g for g in GAMES if g in {"toy", "ginkgopolis"}]
+
+
+@pytest.mark.parametrize("game", SIMULTANEOUS)
+async def test_every_seat_choosing_at_once_lands_once(http: httpx.AsyncClient, game: str
+                                                      ) -> None:
+    """At a simultaneous step (Ginkgopolis' card choice), every active seat posts its
+    choice at the same moment from its own client -- twice, with one Idempotency-Key -- and
+    each choice becomes exactly one version."""
+    players = 4
+    match_id, tokens = await create(http, game, seed=8, players=players)
+    url = f"/v1/matches/{match_id}"
+    state = await play_randomly(http, match_id, tokens, seed=8, stop_at_version=0)
+    chooser = random.Random(8)
+    for _ in range(200):  # advance to a step where several seats choose at once
+        if len(state["activeSeats"]) >= 2:
+            break
+        await play_one(http, url, tokens, state, chooser)
+        state = (await http.get(url)).json()
+    active = state["activeSeats"]
+    assert len(active) >= 2, "no simultaneous step reached"
+    start = state["version"]
+    choices = {}
+    for seat in active:
+        moves = (await http.get(f"{url}/legal-moves", headers=bearer(tokens[seat]))).json()
+        choices[seat] = chooser.choice(moves["moves"])
+
+    async def choose(seat: int) -> httpx.Response:
+        async with httpx.AsyncClient(base_url=str(http.base_url), timeout=30) as own:
+            return await own.post(
+                f"{url}/actions",
+                headers={**bearer(tokens[seat]), "Idempotency-Key": f"{match_id}-{seat}"},
+                json={"action": choices[seat]},
+            )
+
+    responses = await asyncio.gather(*(choose(s) for s in active for _ in range(2)))
+    assert all(r.status_code == 200 for r in responses), [r.text for r in responses]
+    by_seat: dict[int, set[int]] = {}
+    for seat, response in zip([s for s in active for _ in range(2)], responses, strict=True):
+        by_seat.setdefault(seat, set()).add(response.json()["version"])
+    assert all(len(v) == 1 for v in by_seat.values()), "a retry acted twice"
+    versions = sorted(v for vs in by_seat.values() for v in vs)
+    assert versions == list(range(start + 1, start + 1 + len(active)))
+    log = (await http.get(f"{url}/log?after={start}")).json()["entries"]
+    assert [e["version"] for e in log][: len(active)] == versions
+    assert sorted(e["seat"] for e in log[: len(active)]) == sorted(active)
+
+
+async def play_one(http: httpx.AsyncClient, url: str, tokens: dict[int, str],
+                   state: dict[str, Any], chooser: random.Random) -> None:
+    seat = chooser.choice(state["activeSeats"])
+    moves = (await http.get(f"{url}/legal-moves", headers=bearer(tokens[seat]))).json()
+    response = await http.post(f"{url}/actions", headers=bearer(tokens[seat]),
+                               json={"action": chooser.choice(moves["moves"]),
+                                     "expectedVersion": moves["version"]})
+    assert response.status_code == 200, response.text
