@@ -110,6 +110,11 @@ class Rules:
         self._memo: dict[int, dict[int, list[int]]] = {}
         self._tiles_memo: dict[tuple[int, int, int, bool], list[int]] = {}
 
+    def clear_memo(self) -> None:
+        """Forget the memoised placement fits and tile lists (benchmarks, memory)."""
+        self._memo.clear()
+        self._tiles_memo.clear()
+
     # -----------------------------------------------------------------------------------
     # Small predicates
     def thresholds(self, state: State) -> tuple[int, int]:
