@@ -54,6 +54,8 @@ def test_serialization_round_trips_and_is_compact() -> None:
     assert max(len(b) for b in playout.states) < 2048
     with pytest.raises(ValueError):
         loads(b"\x09garbage")
+    with pytest.raises(ValueError):
+        loads(playout.states[-1][:41])
 
 
 def test_actions_survive_the_wire() -> None:

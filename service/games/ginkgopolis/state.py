@@ -363,8 +363,16 @@ class _Reader:
 
 
 def loads(data: bytes) -> GkState:
-    if not data or data[0] != FORMAT_VERSION:
+    """The state ``dumps`` wrote; ``ValueError`` for anything else."""
+    if not data or data[0] != FORMAT_VERSION or len(data) % 2 != 1:
         raise ValueError("not a Ginkgopolis state (unknown format version)")
+    try:
+        return _loads(data)
+    except (IndexError, KeyError) as error:
+        raise ValueError("truncated or corrupt Ginkgopolis state") from error
+
+
+def _loads(data: bytes) -> GkState:
     words = array("H")
     words.frombytes(data[1:])
     if sys.byteorder != "little":

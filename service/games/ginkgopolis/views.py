@@ -3,8 +3,9 @@
 Public: the city (tiles, heights, owners, construction sites, tokens), cards in front of the
 screens, the discard pile, the counts of the deck, the tile supply and each hand, New Hand
 tokens, resources placed in the city, who has already committed in a simultaneous step, and
-everything about Hal (he has no screen). Private (``me``): the seat's own hand, tiles, resources and VP behind the
-screen and its pending hidden choice. Never: other screens, hands, choices, deck order, RNG.
+everything about Hal (he has no screen). Private (``me``): the seat's own hand, tiles,
+resources and VP behind the screen, its resources left in the supply and its pending hidden
+choice. Never: other screens, hands, choices, the deck order, the RNG.
 """
 
 from __future__ import annotations
