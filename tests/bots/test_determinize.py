@@ -91,7 +91,9 @@ def test_ginkgopolis_other_hands_and_screens_have_the_public_sizes() -> None:
         sample = gk_det.determinize(eng, view, seat, random.Random(0))
         for other in range(state.players):
             assert len(sample.hands[other]) == len(state.hands[other])
-            assert sample.res_screen[other] == state.res_screen[other]
+            assert (sample.res_screen[other] + sample.res_supply[other]
+                    == state.res_screen[other] + state.res_supply[other])
+        assert sample.res_screen[seat] == state.res_screen[seat]
         # Two players: the other screen's tile count follows from the counts too.
         assert [len(t) for t in sample.tiles] == [len(t) for t in state.tiles]
         assert len(sample.deck) == len(state.deck)

@@ -15,9 +15,10 @@ A determinization rebuilds the state from the view and samples the hidden parts:
 - tiles: the tiles not in the city nor behind this seat's screen are shuffled into the
   supply (its size), the box (6 with 2-3 players) and the other screens (the remainder, dealt
   one by one to random opponents: exact with two players);
-- resources behind another screen follow from the counts (total - supply - in the city);
-  another seat's VP behind its screen is unknown and set to this seat's VP, so only
-  differences from now on matter to a search;
+- another seat's resources not in the city are split between the supply and its screen in
+  an unknown way: the screen gets as many as this seat's own (at most what is left); its
+  VP behind the screen is unknown and set to this seat's VP, so only differences from now
+  on matter to a search;
 - hidden choices already committed by others are sampled among their legal choices.
 
 Turn-order bookkeeping the view leaves out (how many choices of this turn have been
@@ -129,10 +130,13 @@ def determinize(
     s.discard = [c.id for c in view.discard]
     total = gd.RESOURCES_PER_PLAYER[n]
     for sv in view.seats:
-        s.res_supply[sv.seat] = sv.resources_in_supply
+        # Another seat's resources not in the city are split between the common supply and
+        # its screen, in proportions nobody else knows: guess this seat's own screen count.
+        free = total - s.in_city[sv.seat]
+        s.res_screen[sv.seat] = min(free, me.resources)
+        s.res_supply[sv.seat] = free - s.res_screen[sv.seat]
         s.front[sv.seat] = [c.id for c in sv.cards_in_front]
         s.nh[sv.seat] = sv.new_hand_tokens
-        s.res_screen[sv.seat] = total - sv.resources_in_supply - s.in_city[sv.seat]
         s.vp[sv.seat] = me.vp
     if view.hal is not None:
         s.res_supply[s.hal] = view.hal.resources_in_supply
@@ -141,6 +145,7 @@ def determinize(
 
     # This seat's screen, hand and choices.
     s.res_screen[seat] = me.resources
+    s.res_supply[seat] = me.resources_in_supply
     s.vp[seat] = me.vp
     s.tiles[seat] = [t.id for t in me.tiles]
     s.hands[seat] = [c.id for c in me.hand]
