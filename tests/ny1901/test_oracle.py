@@ -93,7 +93,7 @@ def brute_force_rebuilds(state: st.State) -> set[tuple[int, int, int, int]]:
                     if not hit or any(level >= tile.level for level, _ in hit):
                         continue
                     after = mask
-                    for t, _, m in state.buildings[seat]:
+                    for _tile, _, m in state.buildings[seat]:
                         if not m & mask:
                             after |= m
                     if sum(1 for lot in owned if not lot & after) > data.WORKERS:
