@@ -105,7 +105,7 @@ class SearchBot:
         engine = model.engine
         node = root
         path: list[tuple[_Node, int]] = []
-        actor: int | None = seat
+        actor = seat
         moves = legal
         while True:
             candidates = self._candidates(model, state, actor, moves)
@@ -137,9 +137,10 @@ class SearchBot:
             state, _ = engine.apply(state, actor, best_action)
             path.append((child, actor))
             node = child
-            actor = model.actor(state, seat)
-            if actor is None:
+            next_actor = model.actor(state, seat)
+            if next_actor is None:
                 break
+            actor = next_actor
             moves = model.moves(state, actor)
         reward = rewards(model.evaluate(self._rollout(model, state, seat, rng)), model.scale)
         for child, mover in path:

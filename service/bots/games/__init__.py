@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from pydantic import BaseModel
 
@@ -77,11 +77,11 @@ def model_for(engine: Engine[Any]) -> GameModel:
         if engine.id == "ny1901":
             from .ny1901 import NyModel
 
-            model = NyModel(engine)  # type: ignore[arg-type]
+            model = cast(GameModel, NyModel(engine))  # type: ignore[arg-type]
         elif engine.id == "ginkgopolis":
             from .ginkgopolis import GkModel
 
-            model = GkModel(engine)  # type: ignore[arg-type]
+            model = cast(GameModel, GkModel(engine))  # type: ignore[arg-type]
         else:
             raise ValueError(f"no bot model for game {engine.id!r}")
         _MODELS[id(engine)] = model
