@@ -83,6 +83,16 @@ def _non_negative_int(value: str | None, name: str) -> int:
     return int(value)
 
 
+def _query_count(request: Request, name: str) -> int | None:
+    """A non-negative integer query parameter given at most once; None when absent."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return None
+    if len(values) > 1:
+        raise ApiError.of("malformed", f"Give {name} once.")
+    return _non_negative_int(values[0] or "x", name)
+
+
 def parse_if_match(header: str | None) -> int | None:
     """The version pinned by ``If-Match``; None when absent or ``*``.
 
@@ -167,7 +177,7 @@ async def act(request: Request) -> Response:
 
 async def match_log(request: Request) -> Response:
     match_id = request.path_params["match_id"]
-    after = _non_negative_int(request.query_params.get("after"), "after")
+    after = _query_count(request, "after") or 0
     page = await _service(request).log(match_id, _token(request), after)
     return JSONResponse(page.to_json(), headers=PRIVATE)
 
@@ -185,8 +195,8 @@ async def match_events(request: Request) -> Response:
     after: int | None = None
     if last_event_id:
         after = _non_negative_int(last_event_id, "Last-Event-ID")
-    elif request.query_params.get("after") is not None:
-        after = _non_negative_int(request.query_params.get("after"), "after")
+    else:
+        after = _query_count(request, "after")
     current = await service.get_state(match_id, token)  # 404/401 before the stream starts
     if current.status == "finished" and after is not None and after >= current.version:
         # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.

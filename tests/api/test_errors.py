@@ -282,3 +282,10 @@ def test_toy_engine_passes_conformance() -> None:
     from tests.conformance import check_random_games
 
     check_random_games(toy, 3, range(10))
+
+
+def test_query_counts_are_given_once(client: TestClient) -> None:
+    match = create(client)
+    for query in ("after=1&after=2", "after=", "after=%C2%A1&after="):
+        assert_problem(client.get(f"{match.url}/log?{query}"), 400, "malformed")
+        assert_problem(client.get(f"{match.url}/events?{query}"), 400, "malformed")
