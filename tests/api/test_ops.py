@@ -181,3 +181,25 @@ def test_bot_kind_needs_a_bot_for_the_game(client: TestClient) -> None:
                                                 "botKind": "search"})
     assert response.status_code == 422
     assert response.json()["code"] == "bad_bots"
+
+
+def test_matches_expire_after_idle_and_finished_ttls() -> None:
+    now = [1000.0]
+    store = MemoryStore(clock=lambda: now[0])
+    with TestClient(make_app(store, ttl_idle=600, ttl_finished=60)) as client:
+        match = create(client, options={"rounds": 1})
+        assert store.ttl(match.id) == 600
+        for seat in (0, 1):
+            client.post(f"{match.url}/actions", headers=match.auth(seat),
+                        json={"action": {"type": "pass"}})
+        assert store.ttl(match.id) == 600  # each move renews the idle TTL
+        for seat in (0, 1):
+            hand = client.get(match.url, headers=match.auth(seat)).json()["view"]["hand"]
+            client.post(f"{match.url}/actions", headers=match.auth(seat),
+                        json={"action": {"type": "play", "card": hand[0]}})
+        assert client.get(match.url).json()["status"] == "finished"
+        assert store.ttl(match.id) == 60
+        now[0] += 61
+        response = client.get(match.url)
+        assert response.status_code == 404
+        assert response.json()["code"] == "match_not_found"
