@@ -192,3 +192,56 @@ def test_every_response_is_the_engines_view_for_that_seat(client: TestClient, ga
         seat = chooser.choice(sorted(engine.active_seats(state)))
         action = chooser.choice(engine.legal_actions(state, seat))
         post(client, match, seat, dump_action(engine, action))
+
+
+# -- Ginkgopolis: hands and the simultaneous card choice, end to end -------------------------
+
+
+def _card_marks(cards: list[dict[str, Any]]) -> list[str]:
+    """How a card object starts in compact JSON (tiles share labels but have no kind)."""
+    return [f'"id":{c["id"]},"label":"{c["label"]}","kind"' for c in cards]
+
+
+@pytest.mark.skipif("ginkgopolis" not in GAMES, reason="Ginkgopolis is not registered")
+def test_ginkgopolis_hands_and_choices_stay_private(client: TestClient) -> None:
+    match = create(client, game="ginkgopolis", players=3, seed=5)
+    me0 = client.get(match.url, headers=match.auth(0)).json()["view"]["me"]
+    assert me0["seat"] == 0 and me0["hand"]
+    secrets_of_0 = _card_marks(me0["hand"])
+
+    def others_read() -> str:
+        seen = [text_of(client, match, match.auth(1)), text_of(client, match, SPECTATOR)]
+        return "\n".join(seen)
+
+    def assert_hidden(text: str) -> None:
+        for mark in secrets_of_0:
+            assert mark not in text, f"seat 0's card leaked: {mark}"
+
+    assert_hidden(others_read())
+    assert client.get(match.url).json()["view"]["me"] is None
+    assert client.get(match.url, headers=match.auth(1)).json()["view"]["me"]["seat"] == 1
+
+    moves = client.get(f"{match.url}/legal-moves", headers=match.auth(0)).json()["moves"]
+    choice = next(m for m in moves if m["type"] == "choose_card")
+    post(client, match, 0, choice)
+    assert_hidden(others_read())
+    entry = client.get(f"{match.url}/log", headers=match.auth(1)).json()["entries"][-1]
+    assert entry["seat"] == 0 and entry["action"] is None
+
+    # Probing seat 0's chosen card from seat 1 is refused like any card seat 1 lacks.
+    hand1 = client.get(match.url, headers=match.auth(1)).json()["view"]["me"]["hand"]
+    held = {c["id"] for c in hand1} | {c["id"] for c in me0["hand"]}
+    elsewhere = next(i for i in range(1, 200) if i not in held)
+    probes = [
+        client.post(f"{match.url}/actions", headers=match.auth(1),
+                    json={"action": {**choice, "card": card, "tile": None}})
+        for card in (choice["card"], elsewhere)
+    ]
+    assert probes[0].status_code == probes[1].status_code
+    assert probes[0].status_code in (409, 422)
+    first, second = (p.json() for p in probes)
+    assert first["code"] == second["code"]
+    assert first["detail"].replace(str(choice["card"]), "#") == second["detail"].replace(
+        str(elsewhere), "#"
+    )
+    assert_hidden("\n".join(p.text for p in probes))
