@@ -161,6 +161,12 @@ def test_NY_X5_generation_king_strict_majority_per_level() -> None:
     res = finish(state)
     # bronze: seat 0 (2) strictly most; silver: seat 1 (2); gold: all 1 -> nobody
     assert [points(res, s, "challenge:generation_king") for s in range(3)] == [5, 5, 0]
+    state = blank(players=2, challenge="generation_king")
+    fake(state, 0, "B1", "start")
+    fake(state, 1, "start")
+    res = finish(state)
+    # nobody has silver or gold: nobody scores those levels
+    assert [points(res, s, "challenge:generation_king") for s in range(2)] == [5, 0]
 
 
 def test_NY_F5_ties_broken_by_tallest_legendary_then_gold_count_else_shared() -> None:
