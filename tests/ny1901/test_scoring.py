@@ -72,6 +72,8 @@ def test_NY_F2_starting_property_counts_as_a_building() -> None:
 
 
 def test_NY_F1_F4_buildings_and_unused_action_cards_and_score_is_the_sum() -> None:
+    """NY-F1 building points, NY-F4 one point per unused action card; no challenge line in
+    the learning game."""
     state = blank(players=2, challenge="none")
     state.points = [17, 9]
     state.cards = [st.CARD_BOOM, 0]
