@@ -221,14 +221,14 @@ class MatchService:
     # -- reads ------------------------------------------------------------------------------
 
     async def get_state(self, match_id: str, token: str | None) -> MatchState:
-        version, record = await self._load(match_id)
+        version, record = await self._load_nudging_bots(match_id)
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
         return self._state(match_id, version, engine, engine.loads(record.state), seat)
 
     async def legal_moves(self, match_id: str, token: str | None) -> LegalMoves:
         """The caller's legal moves; a spectator (no token) has none."""
-        version, record = await self._load(match_id)
+        version, record = await self._load_nudging_bots(match_id)
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
         moves: list[Any] = []
@@ -358,10 +358,12 @@ class MatchService:
                 self.metrics.action(engine.id)
                 latest_version, latest_state = version + 1, new_state
                 if record.bots and not new_record.finished:
-                    latest_version = await self._play_bots(match_id)
-                    if latest_version != version + 1:
-                        _, fresh = await self._load(match_id)
+                    try:
+                        await self._play_bots(match_id)
+                        latest_version, fresh = await self._load(match_id)
                         latest_state = engine.loads(fresh.state)
+                    except ApiError:
+                        pass  # the move is stored; bots resume on the next read or move
                 return ActResponse(
                     match_id=match_id,
                     version=version + 1,
@@ -527,6 +529,17 @@ class MatchService:
         assert logged.seat is not None
         new_state, _ = engine.apply(state, logged.seat, parse_action(engine, logged.action))
         return new_state
+
+    async def _load_nudging_bots(self, match_id: str) -> tuple[int, MatchRecord]:
+        """Load; if a bot seat is due (its move was interrupted, e.g. by a store outage),
+        let the bots move first so that a match never stalls waiting for them."""
+        version, record = await self._load(match_id)
+        if record.bots and not record.finished:
+            engine = games.get(record.game)
+            if set(record.bots) & engine.active_seats(engine.loads(record.state)):
+                await self._play_bots(match_id)
+                version, record = await self._load(match_id)
+        return version, record
 
     async def _play_bots(self, match_id: str) -> int:
         """Let bot seats move while one of them is active; return the latest version."""

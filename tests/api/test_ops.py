@@ -203,3 +203,28 @@ def test_matches_expire_after_idle_and_finished_ttls() -> None:
         response = client.get(match.url)
         assert response.status_code == 404
         assert response.json()["code"] == "match_not_found"
+
+
+def test_bots_resume_after_an_interrupted_turn() -> None:
+    """The human's move is stored, then the store fails before the bot's: the answer is
+    still the human's success, and the next read lets the bot move."""
+
+    class FailsSecondWrite(FlakyStore):
+        writes = 0
+
+        async def compare_and_set(self, *args: Any, **kwargs: Any) -> bool:
+            self.writes += 1
+            if self.writes == 2:
+                raise StoreUnavailable("lost the bot's write")
+            return await super().compare_and_set(*args, **kwargs)
+
+    store = FailsSecondWrite()
+    with TestClient(make_app(store)) as client:
+        match = create(client, players=2, bots=[1])
+        response = client.post(f"{match.url}/actions", headers=match.auth(0),
+                               json={"action": {"type": "pass"}})
+        assert response.status_code == 200
+        assert response.json()["state"]["activeSeats"] == [1]  # the bot still owes a move
+        state = client.get(match.url, headers=match.auth(0)).json()
+        assert state["version"] >= 2
+        assert 1 not in state["activeSeats"]
