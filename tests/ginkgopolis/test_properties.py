@@ -77,6 +77,30 @@ def check_hidden(before: GkState, seat: int, action: Any, rng: random.Random) ->
             assert [e.for_seat(other) for e in ev1] == [e.for_seat(other) for e in ev2]
 
 
+def check_perturbed(s: GkState, rng: random.Random) -> None:
+    """Swapping one seat's hidden items (hand card with a deck card, tile with a supply tile,
+    a resource between screen and supply, VP) changes no other seat's view."""
+    seat = rng.randrange(s.players)
+    t = s.clone()
+    choice = t.choice[seat]
+    committed = set(choice) if choice is not None else set()
+    hand = [i for i, c in enumerate(t.hands[seat]) if c not in committed]
+    if hand and t.deck:
+        i, j = rng.choice(hand), rng.randrange(len(t.deck))
+        t.hands[seat][i], t.deck[j] = t.deck[j], t.hands[seat][i]
+    tiles = [i for i, c in enumerate(t.tiles[seat]) if c not in committed]
+    if tiles and t.supply_tiles:
+        i, j = rng.choice(tiles), rng.randrange(len(t.supply_tiles))
+        t.tiles[seat][i], t.supply_tiles[j] = t.supply_tiles[j], t.tiles[seat][i]
+        t.tiles[seat].sort()
+    if t.res_supply[seat] > 0:
+        t.res_supply[seat] -= 1
+        t.res_screen[seat] += 1
+    t.vp[seat] += 3
+    assert E.view(s, seat) != E.view(t, seat)  # the seat itself sees the change
+    assert views(s, seat) == views(t, seat), "another seat's hidden items leaked"
+
+
 def make_on_step(seed: int, leak_checks: bool) -> Any:
     rng = random.Random(seed * 7 + 1)
 
@@ -84,6 +108,7 @@ def make_on_step(seed: int, leak_checks: bool) -> Any:
         check_conservation(after)
         if not leak_checks:
             return
+        check_perturbed(after, rng)
         for seat in sorted(E.active_seats(before)):
             legal = E.legal_actions(before, seat)
             hidden = [a for a in legal if isinstance(a, HIDDEN)]

@@ -140,6 +140,7 @@ class GkPendingView(BaseModel):
     kind: Literal["take_item", "place_token"]
     token: str | None
     items: list[str]
+    """For ``take_item``, to the deciding seat only: what is still available."""
     spaces: list[GkToken]
     """For ``place_token``: where the token may go (letter = the moved token)."""
 
@@ -283,14 +284,14 @@ def _private(s: GkState, seat: int) -> GkPrivateView:
     )
 
 
-def _pending(s: GkState) -> GkPendingView | None:
+def _pending(s: GkState, viewer: int | None) -> GkPendingView | None:
     if s.phase != RESOLVE or not s.pending:
         return None
     seat = resolving_seat(s)
     if s.pending == TAKE_ITEM:
-        return GkPendingView(
-            seat=seat, kind="take_item", token=None, items=item_options(s, seat), spaces=[]
-        )
+        # The options depend on the seat's own resource supply: shown to that seat only.
+        items = item_options(s, seat) if viewer == seat else []
+        return GkPendingView(seat=seat, kind="take_item", token=None, items=items, spaces=[])
     assert s.pending == PLACE_TOKEN
     letter = s.pending_arg
     destinations, _ = token_destinations(s.stacks, s.tokens, letter, s.tokens[letter])
@@ -367,7 +368,7 @@ def make_view(s: GkState, seat: int | None) -> GkView:
         discard=[card_view(c) for c in s.discard],
         seats=seats,
         me=me,
-        pending=_pending(s),
+        pending=_pending(s, seat),
         tile_supply_exhausted=s.runs,
         end_triggered=s.end,
         hal=hal,
