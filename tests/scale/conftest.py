@@ -76,6 +76,10 @@ class Replica:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(10)
 
+    def freeze(self) -> None:
+        """SIGSTOP: the process holds its sockets but does nothing (``kill()`` still works)."""
+        os.killpg(self.process.pid, signal.SIGSTOP)
+
     def stop(self) -> None:
         """SIGTERM (uvicorn's graceful shutdown), then SIGKILL if it lingers."""
         if not self.alive:

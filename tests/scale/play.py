@@ -64,6 +64,11 @@ class Ledger:
     refused: Counter[str] = field(default_factory=Counter)  # 4xx act answers by code
     progress: asyncio.Event = field(default_factory=asyncio.Event)
 
+    def summary(self) -> str:
+        """One line for the test output (``pytest -s``)."""
+        return (f"accepted {len(self.accepted)}, 503s {dict(self.unavailable)}, transport "
+                f"errors {self.transport_errors}, refused {dict(self.refused)}")
+
     def accept(self, item: Accepted) -> None:
         self.accepted.append(item)
         self.progress.set()

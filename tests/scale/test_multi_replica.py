@@ -105,6 +105,7 @@ async def test_three_replicas_bots_and_watchers_see_every_version(
 
     assert {m.game for m in matches} == set(games.ids())
     assert not ledger.unavailable, ledger.unavailable
+    print(f"\n{__name__}: {ledger.summary()}")
 
 
 async def actions_stored(client: httpx.AsyncClient, url: str) -> int:

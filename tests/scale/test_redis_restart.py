@@ -141,5 +141,6 @@ async def test_single_redis_stopped_and_restarted_during_play(
                 assert watch.statuses[-1] == "finished"
             # At least one watcher had its stream cut by the outage and resumed.
             assert any(w.reconnects for w in watches)
+            print(f"\n{__name__}: {ledger.summary()}")
     finally:
         await asyncio.to_thread(server.close)
