@@ -232,3 +232,25 @@ async def play_one(http: httpx.AsyncClient, url: str, tokens: dict[int, str],
                                json={"action": chooser.choice(moves["moves"]),
                                      "expectedVersion": moves["version"]})
     assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_complete_match_on_a_redis_cluster(request: pytest.FixtureRequest, game: str
+                                                 ) -> None:
+    """The same service on a local 6-node Redis Cluster: a whole match, streamed."""
+    from service.app import create_app
+    from service.store.redis import RedisStore
+    from tests.api.conftest import serve_in_thread
+
+    cluster = request.getfixturevalue("redis_cluster")
+    prefix = request.getfixturevalue("redis_cluster_prefix")
+    store = RedisStore.from_cluster_nodes(cluster.nodes_arg, prefix=prefix)
+    with serve_in_thread(create_app(store)) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+            match_id, tokens = await create(http, game, seed=13)
+            url = f"/v1/matches/{match_id}"
+            stream = asyncio.create_task(read_states(http, f"{url}/events?after=0"))
+            final = await play_randomly(http, match_id, tokens, seed=13)
+            events = await asyncio.wait_for(stream, timeout=120)
+            assert [int(e.id or 0) for e in events] == list(range(1, final["version"] + 1))
+            assert events[-1].json()["status"] == "finished"
