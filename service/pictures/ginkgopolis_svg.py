@@ -367,9 +367,8 @@ def _panel(view: Any, top: float, width: float, move: dict[str, Any] | None) -> 
         name = f"Seat {s.seat} ({SEAT_NAME[s.seat % len(SEAT_NAME)]})"
         if marks:
             name += " [" + ", ".join(marks) + "]"
-        line = (f": {s.resources_in_city} resources in the city, {s.resources_in_supply} in "
-                f"supply · {s.hand_count} cards in hand · {fronts} in front · "
-                f"{s.new_hand_tokens} New Hand")
+        line = (f": {s.resources_in_city} resources in the city · {s.hand_count} cards in "
+                f"hand · {fronts} cards in front · {s.new_hand_tokens} New Hand tokens")
         row = [
             tag("circle", cx=MARGIN + 7, cy=y - 4, r=7, fill=seat_colour(s.seat)),
             text(MARGIN + 20, y, "", class_="panel-small",

@@ -256,3 +256,53 @@ def test_conflict_and_illegal_move_messages(page: Any, server: str) -> None:
     text = page.inner_text("#message")
     assert text.startswith("Illegal move") or "Not a" in text, text
     assert page.js_errors == []
+
+
+def test_phone_sized_screen_and_keyboard_only_play(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(server + "/play/")
+        page.wait_for_function("() => document.body.dataset.ready === 'true'")
+        # every form control has a label
+        unlabelled = page.eval_on_selector_all(
+            "input, select",
+            "els => els.filter(e => !e.labels || e.labels.length === 0).map(e => e.id)")
+        assert unlabelled == []
+        page.select_option("#game", "ny1901")
+        page.select_option("#seat-kind-1", "bot")
+        page.focus("#create")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('main').dataset.phase === 'play'")
+        _wait_idle(page)
+        # nothing wider than the phone: no horizontal scrolling of the page
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        frame = page.locator("#board").bounding_box()
+        assert frame is not None and frame["width"] <= 390  # the board pans inside its frame
+        # keyboard only: open the first group of moves (Enter on its summary) if it is
+        # closed, focus a move (which previews it), Tab to its Play button, press Enter
+        first_group = page.locator("#moves details").first
+        if not first_group.evaluate("d => d.open"):
+            first_group.locator("summary").focus()
+            page.keyboard.press("Enter")
+        first_group.locator("button.preview").first.focus()
+        page.wait_for_function(
+            "() => document.querySelector('#moves details button.preview')"
+            ".getAttribute('aria-pressed') === 'true'")
+        assert page.locator("#board svg .highlight").count() == 1
+        before = page.evaluate("document.querySelector('#status').dataset.version")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.classList.contains('play')")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "v => document.querySelector('main').dataset.busy === 'false'"
+            " && document.querySelector('#status').dataset.version !== v", arg=before)
+        assert page.get_attribute("#status", "aria-live") == "polite"
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOTS / "phone.png"), full_page=False)
+        assert errors == []
+    finally:
+        context.close()

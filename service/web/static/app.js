@@ -276,9 +276,14 @@ async function startSession(matchId, game, tokens, bots) {
   main.dataset.phase = "play";
   $("play-title").textContent = `${GAME_NAMES[game] || game} · match ${matchId}`;
   document.title = `${GAME_NAMES[game] || game} — Skyline`;
-  await refresh();
-  follow();
-  $("moves-title").focus();
+  setBusy(true);
+  try {
+    await refresh();
+    follow();
+    $("moves-title").focus();
+  } finally {
+    setBusy(false);
+  }
 }
 
 function follow() {
