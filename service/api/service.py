@@ -210,7 +210,10 @@ class MatchService:
         self.metrics.match_created(engine.id)
         version = 0
         if bots:
-            version = await self._play_bots(match_id)
+            try:
+                version = await self._play_bots(match_id)
+            except ApiError:
+                pass  # the match exists and its tokens must reach the caller; bots resume later
         return CreateMatchResponse(
             match_id=match_id,
             game=engine.id,
