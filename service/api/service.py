@@ -12,6 +12,7 @@ v + 1. An unpinned action that loses the race is re-validated on the fresh state
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import re
@@ -210,10 +211,10 @@ class MatchService:
         self.metrics.match_created(engine.id)
         version = 0
         if bots:
-            try:
+            # The match exists and its tokens must reach the caller: if the bots' first move
+            # fails, they resume on the next read.
+            with contextlib.suppress(ApiError):
                 version = await self._play_bots(match_id)
-            except ApiError:
-                pass  # the match exists and its tokens must reach the caller; bots resume later
         return CreateMatchResponse(
             match_id=match_id,
             game=engine.id,
