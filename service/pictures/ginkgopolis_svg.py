@@ -311,7 +311,7 @@ def _private(view: Any, y: float, width: float,
     rows.append(("Your tiles:", me.tiles, "screen-tile"))
     for heading, items, kind in rows:
         chips = [text(MARGIN, y, heading, class_="panel-small", font_weight="700")]
-        x = MARGIN + 78
+        x: float = MARGIN + 78
         for item in items:
             is_tile = kind == "screen-tile"
             label = f"{item.colour.capitalize()} {item.number}" if is_tile else _card_label(item)

@@ -126,7 +126,10 @@ def describe_move(move: dict[str, Any]) -> str:
 
 # ----------------------------------------------------------------------------------- layers
 def _terrain(rows: Sequence[Sequence[str]], bonus_cells: set[tuple[int, int]]) -> str:
-    streets, bonus, parks, blocked = [], [], [], []
+    streets: list[str] = []
+    bonus: list[str] = []
+    parks: list[str] = []
+    blocked: list[str] = []
     for y, row in enumerate(rows):
         for x, token in enumerate(row):
             rect = {"x": _cx(x), "y": _cy(y), "width": CELL, "height": CELL}

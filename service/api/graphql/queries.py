@@ -2,6 +2,8 @@
 
 import strawberry
 
+from service.api.pictures import graphql_board_field
+
 from .context import Info
 from .results import READ_FAILURES, answer, result_union
 from .types.match import Game, MatchTypes
@@ -60,9 +62,6 @@ def build_query(types: MatchTypes) -> type:
             )
 
         # The board as SVG, the same document as REST's board.svg (service/api/pictures.py).
-        from service.api.pictures import graphql_board_field as _board_field
-
-        board_svg = _board_field()
-        del _board_field
+        board_svg = graphql_board_field()
 
     return Query
