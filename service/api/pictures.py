@@ -246,3 +246,39 @@ async def show(store: Any, match_id: str, *, token: str | None = None, svg: bool
         return "\n".join(lines) + "\n"
     finally:
         await store.close()
+
+
+def openapi_path(
+    problems: Any, match_id_param: dict[str, Any], auth_param: dict[str, Any]
+) -> dict[str, Any]:
+    """The OpenAPI path item of ``board.svg``, for ``service/api/openapi.py``'s ``_paths()``:
+    ``**openapi_path(_problems, MATCH_ID_PARAM, AUTH_PARAM)`` (then ``skyline export-schema``).
+    """
+    return {
+        "/v1/matches/{matchId}/board.svg": {"get": {
+            "operationId": "getBoardSvg", "tags": ["matches"],
+            "summary": "The board as an SVG picture of the caller's view.",
+            "description": "Drawn from the caller's view only (no token: a spectator's). "
+            "`highlight` draws the caller's legal move of that index (as listed by "
+            "legal-moves at the same version) distinctly; out of range: 422 "
+            "`bad_highlight`.",
+            "parameters": [match_id_param, auth_param, {
+                "name": "highlight", "in": "query", "required": False,
+                "description": "Index of one of the caller's legal moves.",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}}, {
+                "name": "If-None-Match", "in": "header", "required": False,
+                "description": "A previous ETag: 304 while unchanged.",
+                "schema": {"type": "string"}}],
+            "responses": {
+                "200": {
+                    "description": "The SVG document.",
+                    "headers": {"ETag": {
+                        "description": 'The version and highlight, quoted ("7-x", "7-3").',
+                        "required": True, "schema": {"type": "string"}}},
+                    "content": {SVG_MEDIA_TYPE: {"schema": {"type": "string"}}},
+                },
+                "304": {"description": "Not modified."},
+                **problems(400, 401, 404, 422, 503),
+            },
+        }},
+    }

@@ -136,3 +136,16 @@ def test_the_client_is_served_at_play(client: TestClient) -> None:
         answer = client.get(f"/play/{asset}")
         assert answer.status_code == 200, asset
         assert media in answer.headers["content-type"]
+
+
+def test_openapi_path_item_for_the_integrator() -> None:
+    from service.api.openapi import AUTH_PARAM, MATCH_ID_PARAM, _problems
+    from service.api.pictures import openapi_path
+
+    item = openapi_path(_problems, MATCH_ID_PARAM, AUTH_PARAM)["/v1/matches/{matchId}/board.svg"]
+    operation = item["get"]
+    assert operation["operationId"] == "getBoardSvg"
+    assert {"200", "304", "400", "401", "404", "422", "503"} == set(operation["responses"])
+    assert "image/svg+xml" in operation["responses"]["200"]["content"]
+    assert [p["name"] for p in operation["parameters"]] == [
+        "matchId", "Authorization", "highlight", "If-None-Match"]
