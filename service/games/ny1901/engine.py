@@ -65,6 +65,8 @@ class Ny1901Engine:
         # mask -> its squares: board geometry, the same for every view (Ny1901Square is
         # frozen, so views may share the instances). Bounded by lots + streets + placements.
         self._squares: dict[int, tuple[Ny1901Square, ...]] = {}
+        # (lot, in play, owner, worker) -> its frozen view: at most lots x 2 x 5 x 2.
+        self._lot_views: dict[tuple[int, bool, int | None, bool], Ny1901LotView] = {}
 
     # ------------------------------------------------------------------------------ setup
     def setup(self, players: int, options: BaseModel | None, seed: int) -> State:
@@ -190,15 +192,20 @@ class Ny1901Engine:
             for index in range(len(board.lots)):
                 if state.lots[owner] >> index & 1:
                     owners[index] = owner
-        lots = [
-            Ny1901LotView(
-                name=lot.name, district=data.DISTRICTS[lot.district], size=lot.size,
-                squares=squares(lot.mask), in_play=state.n > 2 or lot.district != data.PINK,
-                owner=owners.get(index),
-                worker=index in owners and bool(state.staffed[owners[index]] >> index & 1),
-            )
-            for index, lot in enumerate(board.lots)
-        ]
+        lot_views = self._lot_views
+        lots = []
+        for index, lot in enumerate(board.lots):
+            owner = owners.get(index)
+            worker = owner is not None and bool(state.staffed[owner] >> index & 1)
+            in_play = state.n > 2 or lot.district != data.PINK
+            key = (index, in_play, owner, worker)
+            lot_view = lot_views.get(key)
+            if lot_view is None:
+                lot_view = lot_views[key] = Ny1901LotView(
+                    name=lot.name, district=data.DISTRICTS[lot.district], size=lot.size,
+                    squares=squares(lot.mask), in_play=in_play, owner=owner, worker=worker,
+                )
+            lots.append(lot_view)
         buildings = []
         for owner in range(state.n):
             for tile_index, pid, mask in state.buildings[owner]:
