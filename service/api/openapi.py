@@ -31,6 +31,7 @@ from .models import (
     Problem,
     Version,
 )
+from .pictures import openapi_path
 
 REF = "#/components/schemas/{model}"
 MATCH_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -332,6 +333,7 @@ def _paths() -> dict[str, Any]:
                 **_problems(400, 401, 404, 503),
             },
         }},
+        **openapi_path(_problems, MATCH_ID_PARAM, AUTH_PARAM),  # board.svg (pictures.py)
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "responses": {"200": {"description": "Alive.", "content": {"application/json": {
