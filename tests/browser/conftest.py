@@ -6,7 +6,7 @@
   Playwright's own browser download (``playwright install``) is never used.
 - ``server`` (session): ``skyline serve`` on a free port with the embedded store; stopped at
   the end of the session.
-- ``browser`` (session) and ``page`` (function): headless Chromium and a fresh page.
+- ``browser`` (module) and ``page`` (function): headless Chromium and a fresh page.
 """
 
 from __future__ import annotations
@@ -124,8 +124,11 @@ def _wait_healthy(process: subprocess.Popen[bytes], base: str, log: Any) -> None
     pytest.fail("skyline serve did not answer /healthz", pytrace=False)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
+    """Headless Chromium for one module. Not session-wide: Playwright's sync API keeps an
+    event loop running while it is started, which would break ``asyncio.run`` and async
+    tests that run later in the same process."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
