@@ -56,11 +56,11 @@ def live_serve() -> Iterator[str]:
             process.wait()
 
 
-def test_st_run_against_a_live_server(live_serve: str) -> None:
+def test_st_run_against_a_live_server(live_serve: str, tmp_path: Path) -> None:
     result = subprocess.run(
         [str(BIN / "st"), "--no-color", "--config-file", str(CONFIG), "run",
          f"{live_serve}/openapi.json", "--max-examples", "15", "--seed", "1",
          "--workers", "1", "--request-timeout", "20"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
