@@ -118,10 +118,14 @@ def check_result(engine: Engine[Any], state: Any, players: int) -> None:
     result = engine.result(state)
     assert result is not None
     assert sorted(s.seat for s in result.seats) == list(range(players))
-    for seat_result in result.seats:
-        assert seat_result.score == sum(line.points for line in seat_result.breakdown)
-    best = min(s.rank for s in result.seats)
-    assert best == 1
+    entries = [*result.seats, *result.opponents]
+    for entry in entries:
+        assert entry.score == sum(line.points for line in entry.breakdown)
+    assert min(entry.rank for entry in entries) == 1
+    for a in entries:  # a higher score always ranks better; tie-breaks may split equal ones
+        for b in entries:
+            if a.score > b.score:
+                assert a.rank < b.rank, f"{a} scored more than {b} but does not rank better"
     assert sorted(result.winners) == sorted(s.seat for s in result.seats if s.rank == 1)
 
 

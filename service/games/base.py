@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Protocol, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
 
 JSON = Any
 """A JSON-compatible value (dict, list, str, int, float, bool or None)."""
@@ -103,12 +103,28 @@ class SeatResult(BaseModel):
     """1 for the winner(s); tied seats share a rank after the rulebook's tie-breaks."""
 
 
+class OpponentResult(BaseModel):
+    """A player that is not a seat: an automaton the rules themselves play (Ginkgopolis'
+    Hal in the solo game). Ranked together with the seats."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    score: int
+    breakdown: list[ScoreLine]
+    rank: int
+
+
 class Result(BaseModel):
-    """Final scores. ``score`` equals the sum of ``breakdown`` for every seat."""
+    """Final scores. ``score`` equals the sum of ``breakdown`` for every seat and opponent.
+
+    Ranks are shared by seats and ``opponents`` (1 = best; equal results share a rank), so a
+    solo player beaten by an automaton has rank 2 and ``winners`` (seats only) is empty.
+    """
 
     model_config = ConfigDict(frozen=True)
     seats: list[SeatResult]
     winners: list[int]
+    opponents: list[OpponentResult] = Field(default_factory=list)
 
 
 class Engine(Protocol[S]):

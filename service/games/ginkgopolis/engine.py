@@ -13,6 +13,7 @@ from ..base import (
     NOT_YOUR_TURN,
     Event,
     IllegalAction,
+    OpponentResult,
     Result,
     ScoreLine,
     SeatResult,
@@ -248,24 +249,33 @@ class GinkgopolisEngine:
             lines = [ScoreLine(rule=rule, points=p) for rule, p in scoring.breakdown(s, seat)]
             lines_per_seat.append(lines)
             totals.append(sum(line.points for line in lines))
-        if s.solo:
-            hal_total = sum(p for _, p in scoring.breakdown(s, s.hal))
-            outcome = (
-                "won" if totals[0] > hal_total else "tied" if totals[0] == hal_total else "lost"
+        opponents: list[OpponentResult] = []
+        if s.solo:  # GK-H3: Hal scores like a player and is ranked with seat 0
+            hal_lines = self.hal_breakdown(s)
+            hal_total = sum(line.points for line in hal_lines)
+            opponents.append(
+                OpponentResult(
+                    name="Hal",
+                    score=hal_total,
+                    breakdown=hal_lines,
+                    rank=1 + (totals[0] > hal_total),
+                )
             )
-            lines_per_seat[0].append(ScoreLine(rule=f"versus_hal:{outcome}", points=0))
-            lines_per_seat[0].append(ScoreLine(rule=f"hal_score:{hal_total}", points=0))
+        everyone = [*totals, *(o.score for o in opponents)]
         seats = [
             SeatResult(
                 seat=seat,
                 score=totals[seat],
                 breakdown=lines_per_seat[seat],
-                rank=1 + sum(1 for t in totals if t > totals[seat]),
+                rank=1 + sum(1 for t in everyone if t > totals[seat]),
             )
             for seat in range(s.players)
         ]
-        best = max(totals)
-        return Result(seats=seats, winners=[i for i, t in enumerate(totals) if t == best])
+        return Result(
+            seats=seats,
+            winners=[r.seat for r in seats if r.rank == 1],  # GK-F3: equal totals share
+            opponents=opponents,
+        )
 
     def hal_breakdown(self, s: GkState) -> list[ScoreLine]:
         """Hal's final score lines (solo only): VP, end-of-game cards, districts."""

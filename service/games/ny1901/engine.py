@@ -188,10 +188,10 @@ class Ny1901Engine:
             return list(found)
 
         owners: dict[int, int] = {}
-        for owner in range(state.n):
+        for seat in range(state.n):
             for index in range(len(board.lots)):
-                if state.lots[owner] >> index & 1:
-                    owners[index] = owner
+                if state.lots[seat] >> index & 1:
+                    owners[index] = seat
         lot_views = self._lot_views
         lots = []
         for index, lot in enumerate(board.lots):
