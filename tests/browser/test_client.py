@@ -306,3 +306,27 @@ def test_phone_sized_screen_and_keyboard_only_play(browser: Any, server: str) ->
         assert errors == []
     finally:
         context.close()
+
+
+def test_ginkgopolis_hot_seat_plays_both_simultaneous_choices(page: Any, server: str) -> None:
+    _create(page, server, "ginkgopolis", 2, bots=[], seed=2)
+    seats_seen = set()
+    rng = random.Random(2)
+    for _ in range(8):
+        status = page.inner_text("#status")
+        seats_seen.update(s for s in (0, 1) if f"Seat {s} (" in status.split("your move")[0])
+        moves = _playable(page)
+        assert moves, status
+        before = page.evaluate("document.querySelector('#status').dataset.version")
+        _click_move(page, _choose("ginkgopolis", moves, rng)["index"])
+        page.wait_for_function(
+            "v => document.querySelector('main').dataset.busy === 'false'"
+            " && document.querySelector('#status').dataset.version !== v", arg=before)
+    assert seats_seen == {0, 1}
+    # the picture is always the acting seat's own: its screen, never the other one's
+    acting = page.evaluate("document.querySelector('#board svg title').textContent")
+    seat = 0 if "seat 0" in acting else 1
+    board_text = page.inner_text("#board-caption")
+    assert f"Seat {seat}" in board_text
+    assert page.locator(f"#board svg text:has-text('Behind your screen (seat {seat})')").count()
+    assert page.js_errors == []
