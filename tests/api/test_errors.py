@@ -289,3 +289,13 @@ def test_query_counts_are_given_once(client: TestClient) -> None:
     for query in ("after=1&after=2", "after=", "after=%C2%A1&after="):
         assert_problem(client.get(f"{match.url}/log?{query}"), 400, "malformed")
         assert_problem(client.get(f"{match.url}/events?{query}"), 400, "malformed")
+
+
+def test_if_match_star_and_head_requests(client: TestClient) -> None:
+    match = create(client)
+    ok = act(client, match, 0, {"action": {"type": "pass"}}, **{"If-Match": "*"})
+    assert ok.status_code == 200  # "*": any current version
+    head = client.head(match.url, headers=match.auth(0))
+    assert head.status_code == 200
+    assert head.headers["etag"] == '"1"'
+    assert head.content == b""
