@@ -58,8 +58,11 @@ class ApiError(Exception):
         return cls(status, code, title, detail, **extra)
 
     def problem(self) -> Problem:
+        # A type URI per code: RFC 9457 reserves "about:blank" for problems that say no more
+        # than the HTTP status phrase, and ours do.
         return Problem(
-            title=self.title, status=self.status, detail=self.detail, code=self.code, **self.extra
+            type=f"urn:skyline:problem:{self.code}", title=self.title, status=self.status,
+            detail=self.detail, code=self.code, **self.extra,
         )
 
     def to_json(self) -> dict[str, Any]:
