@@ -362,7 +362,7 @@ def build_openapi() -> dict[str, Any]:
     # The create body is a union of variants: publish it under a stable name.
     wrapper = schemas.pop("CreateMatchRequestBody")
     schemas["CreateMatchRequest"] = wrapper["properties"]["body"]
-    schemas["CreateMatchRequest"].setdefault("title", "CreateMatchRequest")
+    schemas["CreateMatchRequest"]["title"] = "CreateMatchRequest"
     _require_discriminators(schemas, schemas)
     return {
         "openapi": "3.1.0",
