@@ -569,23 +569,27 @@ function finish() {
   $("moves-panel").hidden = true;
   const body = $("result-body");
   body.replaceChildren();
-  const winners = state.result.winners.map(seatName).join(" and ");
-  body.append(el("p", { class: "winner", id: "winner", text: `Winner${state.result.winners.length > 1 ? "s" : ""}: ${winners}.` }));
-  const seats = [...state.result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  // Seats and opponents (e.g. Hal in solo Ginkgopolis) share one ranking.
+  const players = [
+    ...state.result.seats.map((s) => ({ ...s, label: seatName(s.seat), key: `seat-${s.seat}` })),
+    ...(state.result.opponents || []).map((o) => ({ ...o, label: o.name, key: `opponent-${o.name}` })),
+  ].sort((a, b) => a.rank - b.rank || a.label.localeCompare(b.label));
+  const best = players.filter((p) => p.rank === 1).map((p) => p.label);
+  body.append(el("p", { class: "winner", id: "winner", text: `Winner${best.length > 1 ? "s" : ""}: ${best.join(" and ")}.` }));
   const rules = [];
-  for (const s of seats) for (const line of s.breakdown) if (!rules.includes(line.rule)) rules.push(line.rule);
+  for (const p of players) for (const line of p.breakdown) if (!rules.includes(line.rule)) rules.push(line.rule);
   const table = el("table", { class: "scores" },
     el("caption", { text: "Score breakdown per scoring rule" }),
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Rule" }),
-      ...seats.map((s) => el("th", { scope: "col", text: `${seatName(s.seat)} (rank ${s.rank})` })))),
+      ...players.map((p) => el("th", { scope: "col", text: `${p.label} (rank ${p.rank})` })))),
     el("tbody", {}, ...rules.map((rule) => el("tr", {},
       el("th", { scope: "row", text: ruleWords(rule) }),
-      ...seats.map((s) => {
-        const line = s.breakdown.find((l) => l.rule === rule);
+      ...players.map((p) => {
+        const line = p.breakdown.find((l) => l.rule === rule);
         return el("td", { text: line ? String(line.points) : "0" });
       })))),
     el("tfoot", {}, el("tr", {}, el("th", { scope: "row", text: "Total" }),
-      ...seats.map((s) => el("td", { class: "total", "data-seat": s.seat, text: String(s.score) })))));
+      ...players.map((p) => el("td", { class: "total", "data-player": p.key, text: String(p.score) })))));
   body.append(table);
   $("result").hidden = false;
   $("result-title").focus();
