@@ -198,6 +198,10 @@ async def match_events(request: Request) -> Response:
     else:
         after = _query_count(request, "after")
     current = await service.get_state(match_id, token)  # 404/401 before the stream starts
+    if after is not None and after > current.version:
+        # An id from the future (another match, or writes lost in a store failover): start
+        # afresh with the current state rather than wait for a version that may never come.
+        after = None
     if current.status == "finished" and after is not None and after >= current.version:
         # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.
         return Response(status_code=204)

@@ -254,3 +254,11 @@ async def test_complete_match_on_a_redis_cluster(request: pytest.FixtureRequest,
             events = await asyncio.wait_for(stream, timeout=120)
             assert [int(e.id or 0) for e in events] == list(range(1, final["version"] + 1))
             assert events[-1].json()["status"] == "finished"
+
+
+async def test_a_last_event_id_from_the_future_restarts_the_stream(http: httpx.AsyncClient
+                                                                    ) -> None:
+    match_id, _tokens = await create(http, TOY, seed=2)
+    events = await read_states(http, f"/v1/matches/{match_id}/events",
+                               {"Last-Event-ID": "99"}, limit=1)
+    assert [e.id for e in events] == ["0"]
