@@ -131,7 +131,13 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         match_id: strawberry.ID
         version: int = strawberry.field(description="The version the caller's move created.")
         events: list[Event]
-        state: MatchState = strawberry.field(description="The caller's view after the move.")
+        answer: strawberry.Private[models.MatchState]
+
+        @strawberry.field(description="The caller's view after the move.")
+        def state(self) -> MatchState:
+            # Converted only when selected: the whole view is most of an act's cost, and
+            # a bot that selects `version` alone should not pay for it.
+            return from_state(self.answer)
 
     @strawberry.type(description="One version of the match history, as the caller may see it.")
     class LogEntry:
@@ -166,7 +172,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         return ActionAccepted(
             match_id=strawberry.ID(response.match_id), version=response.version,
             events=[Event.from_model(e) for e in response.events],
-            state=from_state(response.state),
+            answer=response.state,
         )
 
     def from_log(page: models.LogPage) -> LogPage:
