@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
-from .base import LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
+from .base import DueSignal, LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
 from .memory import MemoryStore
 from .redis import RedisStore
 
 __all__ = [
+    "DueSignal",
     "LogEntry",
     "MatchExists",
     "MatchNotFound",

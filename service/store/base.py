@@ -16,11 +16,22 @@ use this to retry internally after a lost reply, and a caller that got ``StoreUn
 (outcome unknown) can ask again later with the same arguments -- it gets True exactly when
 its write is in the log, once, and never applies twice. ``create`` works the same way with
 its ``write_id``. ``LogEntry.write_id`` exposes the id, so the log can be searched too.
+
+Due signals (bot seats)
+-----------------------
+``signal_due(match_id)`` says "a bot seat of this match may be due to act"; workers
+``claim_due`` signals (each is delivered to one consumer), handle them and ``ack_due`` them.
+A signal claimed but never acknowledged (its worker died) is delivered again: to any consumer
+once it has been pending ``reclaim_idle_ms``, and at once to a consumer of the same name that
+asks ``resume_due`` (a restarted worker). Delivery is at least once: signals may repeat and
+carry no state, so a worker always reloads the match and checks what is due. On Redis the
+signals are a stream ``{prefix}bots:due`` read through the consumer group ``workers``; in
+memory, an in-process queue.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,6 +58,18 @@ class LogEntry:
     version: int
     data: bytes
     write_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DueSignal:
+    """A claimed due signal: ``token`` acknowledges it (``ack_due``)."""
+
+    token: str
+    match_id: str
+
+
+DUE_RECLAIM_IDLE_MS = 30_000
+"""Default: a signal pending this long with a silent worker is handed to another one."""
 
 
 class MatchStore(Protocol):
@@ -91,6 +114,31 @@ class MatchStore(Protocol):
         not exist at the start; ends when the match disappears (expired). Runs until the
         consumer stops iterating; ``aclose()`` it (e.g. in a ``finally``) to release the
         connection it holds at once."""
+
+    async def signal_due(self, match_id: str) -> None:
+        """Queue a due signal for ``match_id`` (a bot seat may have to act)."""
+
+    async def claim_due(
+        self,
+        consumer: str,
+        count: int = 16,
+        block_ms: int = 1000,
+        *,
+        reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+    ) -> list[DueSignal]:
+        """Up to ``count`` signals for ``consumer``: first those left unacknowledged by any
+        consumer for at least ``reclaim_idle_ms`` (None: never reclaim), else new ones,
+        waiting up to ``block_ms`` (0: do not wait) for one to arrive; [] when none came.
+        Each returned signal stays pending until ``ack_due``."""
+        ...
+
+    async def resume_due(self, consumer: str, count: int = 256) -> list[DueSignal]:
+        """Signals delivered to ``consumer`` and not yet acknowledged (a worker restarted
+        under the same name takes back what it held when it died)."""
+        ...
+
+    async def ack_due(self, tokens: Sequence[str]) -> None:
+        """Acknowledge handled signals: they are never delivered again."""
 
     async def ping(self) -> bool:
         """True when the store answers (``/readyz``)."""

@@ -12,6 +12,9 @@ Same contract as the Redis store (``base.py``), for one process and one event lo
   periodically (every ``SWEEP_EVERY`` creates) so the process does not keep them; watchers of
   an expired match end when it vanishes.
 - ``round_trips`` counts operations, for parity with the Redis store's counter.
+- Due signals (bot seats) are an in-process queue: a signal for a match already waiting in
+  the queue is not queued twice; claimed signals stay pending until acknowledged and are
+  reclaimed after ``reclaim_idle_ms`` on the store's clock.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .base import LogEntry, MatchExists, MatchNotFound
+from .base import DUE_RECLAIM_IDLE_MS, DueSignal, LogEntry, MatchExists, MatchNotFound
 
 __all__ = ["MemoryStore"]
 
@@ -49,6 +53,12 @@ class MemoryStore:
         self._matches: dict[str, _Match] = {}
         self._creates_since_sweep = 0
         self.round_trips = 0
+        self._due: deque[DueSignal] = deque()  # signalled, not delivered yet
+        self._due_queued: set[str] = set()  # match ids in ``_due``
+        # token -> (signal, consumer, delivered at): delivered, not acknowledged yet
+        self._due_pending: dict[str, tuple[DueSignal, str, float]] = {}
+        self._due_serial = 0
+        self._due_arrived: asyncio.Event | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -163,6 +173,62 @@ class MemoryStore:
                 yield last
             if changed is match.changed:
                 await changed.wait()
+
+    async def signal_due(self, match_id: str) -> None:
+        self.round_trips += 1
+        if match_id in self._due_queued:
+            return  # one undelivered signal per match is enough
+        self._due_serial += 1
+        self._due.append(DueSignal(f"{self._due_serial}-0", match_id))
+        self._due_queued.add(match_id)
+        if self._due_arrived is not None:
+            self._due_arrived.set()
+            self._due_arrived = None
+
+    async def claim_due(
+        self,
+        consumer: str,
+        count: int = 16,
+        block_ms: int = 1000,
+        *,
+        reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+    ) -> list[DueSignal]:
+        self.round_trips += 1
+        now = self._clock()
+        out: list[DueSignal] = []
+        if reclaim_idle_ms is not None:
+            for token, (signal, _, since) in list(self._due_pending.items()):
+                if len(out) >= count:
+                    break
+                if (now - since) * 1000 >= reclaim_idle_ms:
+                    self._due_pending[token] = (signal, consumer, now)
+                    out.append(signal)
+            if out:
+                return out
+        if not self._due and block_ms > 0:
+            if self._due_arrived is None:
+                self._due_arrived = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._due_arrived.wait(), block_ms / 1000)
+            except TimeoutError:
+                return []
+        now = self._clock()
+        while self._due and len(out) < count:
+            signal = self._due.popleft()
+            self._due_queued.discard(signal.match_id)
+            self._due_pending[signal.token] = (signal, consumer, now)
+            out.append(signal)
+        return out
+
+    async def resume_due(self, consumer: str, count: int = 256) -> list[DueSignal]:
+        self.round_trips += 1
+        mine = [s for s, owner, _ in self._due_pending.values() if owner == consumer]
+        return mine[:count]
+
+    async def ack_due(self, tokens: Sequence[str]) -> None:
+        self.round_trips += 1
+        for token in tokens:
+            self._due_pending.pop(token, None)
 
     async def ping(self) -> bool:
         return True

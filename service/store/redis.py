@@ -69,6 +69,18 @@ missed wake-up cannot lose a version because every read starts at the last one s
 Sharded pub/sub wake-ups would save one blocked connection per watcher on a cluster; they
 are left out until the watcher count calls for them.
 
+Due signals (bot seats)
+-----------------------
+``{prefix}bots:due`` is a stream of match ids (field ``m``), one entry per ``signal_due``
+(``XADD ... MAXLEN ~ 100000``), read by workers through the consumer group ``workers``
+(created on first use, from the start of the stream): ``claim_due`` is ``XAUTOCLAIM`` (signals
+idle for ``reclaim_idle_ms`` in a dead consumer's pending list) and, when that finds none,
+``XREADGROUP ... BLOCK``; ``resume_due`` reads the consumer's own pending list
+(``XREADGROUP ... 0``); ``ack_due`` is one script: ``XACK`` then ``XDEL``. The key is not
+hash-tagged with any match: on a cluster it lives in its own slot, and signalling is a
+separate command after the match's compare-and-set (a service that dies between the two
+loses the signal; the service re-signals when it reads such a match).
+
 TTL
 ---
 ``ttl_seconds`` is per write (``create`` and ``compare_and_set``): both keys get the same
@@ -105,7 +117,14 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .base import LogEntry, MatchExists, MatchNotFound, StoreUnavailable
+from .base import (
+    DUE_RECLAIM_IDLE_MS,
+    DueSignal,
+    LogEntry,
+    MatchExists,
+    MatchNotFound,
+    StoreUnavailable,
+)
 
 __all__ = ["RedisStore"]
 
@@ -177,6 +196,19 @@ _LOG = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 return redis.call('XRANGE', KEYS[2], ARGV[1], '+')
 """
+
+
+_ACK = """
+local n = 0
+for i = 1, #ARGV do
+  n = n + redis.call('XACK', KEYS[1], 'workers', ARGV[i])
+  redis.call('XDEL', KEYS[1], ARGV[i])
+end
+return n
+"""
+
+DUE_GROUP = "workers"
+DUE_MAXLEN = 100_000
 
 
 class _Script:
@@ -257,6 +289,8 @@ class RedisStore:
         self._create = _Script(client, _CREATE)
         self._cas = _Script(client, _CAS)
         self._log = _Script(client, _LOG)
+        self._ack = _Script(client, _ACK)
+        self._due_group_ready = False
 
     # -- constructors ----------------------------------------------------------------------
 
@@ -327,6 +361,10 @@ class RedisStore:
     def log_key(self, match_id: str) -> str:
         """The stream key of a match's log (same hash slot as ``key``)."""
         return self.key(match_id) + ":log"
+
+    def due_key(self) -> str:
+        """The stream of due signals (no hash tag: one key for all matches)."""
+        return f"{self.prefix}bots:due"
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -463,11 +501,82 @@ class RedisStore:
                 last = version
                 yield version
 
+    async def signal_due(self, match_id: str) -> None:
+        key = self.due_key()
+        await self._retrying(
+            lambda: self._command("XADD", key, "MAXLEN", "~", DUE_MAXLEN, "*", "m", match_id)
+        )
+
+    async def _ensure_due_group(self) -> None:
+        if self._due_group_ready:
+            return
+        key = self.due_key()
+        try:
+            await self._retrying(
+                lambda: self._command("XGROUP", "CREATE", key, DUE_GROUP, "0", "MKSTREAM")
+            )
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        self._due_group_ready = True
+
+    async def _group_command(self, *args: Any) -> Any:
+        """A consumer-group command; recreates the group once if the stream vanished."""
+        await self._ensure_due_group()
+        try:
+            return await self._retrying(lambda: self._command(*args))
+        except ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            self._due_group_ready = False
+            await self._ensure_due_group()
+            return await self._retrying(lambda: self._command(*args))
+
+    async def claim_due(
+        self,
+        consumer: str,
+        count: int = 16,
+        block_ms: int = 1000,
+        *,
+        reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+    ) -> list[DueSignal]:
+        key = self.due_key()
+        if reclaim_idle_ms is not None:
+            reply = await self._group_command(
+                "XAUTOCLAIM", key, DUE_GROUP, consumer, max(reclaim_idle_ms, 0), "0-0",
+                "COUNT", count,
+            )
+            claimed = _due_entries(reply[1] if reply else [])
+            if claimed:
+                return claimed
+        block = ["BLOCK", block_ms] if block_ms > 0 else []
+        try:
+            reply = await self._group_command(
+                "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", count, *block,
+                "STREAMS", key, ">",
+            )
+        except ResponseError as exc:
+            if "UNBLOCKED" not in str(exc):  # a failover under the blocked read
+                raise
+            return []
+        return _due_stream_entries(reply)
+
+    async def resume_due(self, consumer: str, count: int = 256) -> list[DueSignal]:
+        key = self.due_key()
+        reply = await self._group_command(
+            "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", count, "STREAMS", key, "0",
+        )
+        return _due_stream_entries(reply)
+
+    async def ack_due(self, tokens: Sequence[str]) -> None:
+        if tokens:
+            await self._run(self._ack, [self.due_key()], list(tokens))
+
     async def load_scripts(self) -> None:
         """Optional warm-up (e.g. at startup): cache the scripts on the server (every primary
         of a cluster), so that no later call pays the one-off ``NOSCRIPT`` fallback. Not
         needed for correctness; a replica promoted later loads them on first use."""
-        for script in (self._create, self._cas, self._log):
+        for script in (self._create, self._cas, self._log, self._ack):
             source = script.source
 
             async def load(source: str = source) -> Any:
@@ -514,3 +623,38 @@ def _xread_versions(reply: Any) -> list[int]:
         for item in items:
             versions.append(_version_of(item[0]))
     return versions
+
+
+def _fields(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return {_text(k): v for k, v in raw.items()}
+    if raw is None:
+        return {}
+    return {_text(raw[i]): raw[i + 1] for i in range(0, len(raw), 2)}
+
+
+def _due_entries(items: Any) -> list[DueSignal]:
+    """Signals from a list of stream items ``(id, fields)``; deleted entries (no fields,
+    e.g. trimmed away while pending) are skipped."""
+    out: list[DueSignal] = []
+    for item in items or []:
+        if not item or len(item) < 2:
+            continue
+        match_id = _fields(item[1]).get("m")
+        if match_id is not None:
+            out.append(DueSignal(_text(item[0]), _text(match_id)))
+    return out
+
+
+def _due_stream_entries(reply: Any) -> list[DueSignal]:
+    """Signals from an XREADGROUP reply (RESP2 list or RESP3 map; one stream)."""
+    if not reply:
+        return []
+    streams = reply.values() if isinstance(reply, dict) else [item[1] for item in reply]
+    out: list[DueSignal] = []
+    for entries in streams:
+        items = cast(list[Any], entries)
+        if items and isinstance(items[0], list) and items[0] and isinstance(items[0][0], list):
+            items = items[0]
+        out.extend(_due_entries(items))
+    return out
