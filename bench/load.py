@@ -1,7 +1,7 @@
 """Service load benchmark: Skyline's REST act endpoint and GraphQL act mutation against a bare
 Starlette endpoint doing the same Redis compare-and-set with no game logic (the stack's limit).
 
-Run: ``.venv/bin/python -m bench.load`` (about 5 minutes) or ``--quick`` (under 3 minutes).
+Run: ``.venv/bin/python -m bench.load`` (about 4 minutes) or ``--quick`` (about 1-2 minutes).
 ``--redis-url`` uses a Redis you name (keys under a fresh prefix, deleted at the end);
 by default a private ``redis-server`` is started on a free port (persistence off) and
 stopped afterwards. ``--json PATH`` also writes the raw figures; ``--profile rest|graphql``
@@ -9,9 +9,13 @@ runs that server under cProfile and prints where its time goes.
 
 What runs
 ---------
-One uvicorn process per server (``python -m uvicorn ... --factory``, access log off, the
-same flags for every target), one load-generator process (``--drive``: asyncio + one httpx
-client with a connection per virtual client), and Redis -- all on this machine.
+Two uvicorn processes (``python -m uvicorn ... --factory``, access log off, the same flags
+for both): the Skyline app (serves ``rest`` and ``graphql``) and the bare app; a third, a
+second Skyline replica, for the scaling cells. One load-generator process per cell
+(``--drive``: asyncio, one httpx client and keep-alive connection per virtual client), and
+Redis -- all on this machine. Cells run interleaved (for each client count: bare, REST,
+GraphQL back to back; for scaling: one replica, then two) so that load from elsewhere on the
+machine shifts the cells compared with each other alike.
 
 - ``rest``: the real app (``service.app.create_app``, what ``skyline serve`` runs),
   ``POST /v1/matches/{id}/actions`` with ``{"action": <move>}`` and the seat's token. The
@@ -36,11 +40,14 @@ Figures
 Throughput: 2xx acts completed in the measurement window (after a warm-up) per second.
 Latency: p50/p99 of those requests, as the client saw them. Round trips per action: the
 store's ``round_trips`` counter (every Redis command it sends, retries included; read from a
-``/_bench/stats`` route this benchmark adds to each server) over acts, for the whole run
-(so one create per match is included). Server CPU per action: the server process's CPU time
-over the run / acts -- less sensitive than throughput to other load on the machine. Stored
-bytes per match: ``MEMORY USAGE`` of both keys of complete matches played through REST, and
-the record and log payload sizes.
+``/_bench/stats`` route this benchmark adds to each server) over acts, for the whole run,
+less one per match created (its one ``EVALSHA``); GraphQL's per-replica lookup of a match's
+game (one ``HMGET`` the first time a replica sees a match) stays in. Server CPU per action:
+the server process's CPU time over the run / acts -- less sensitive than throughput to
+other load on the machine (client CPU per action likewise, for the load generator: on 2
+cores it is the bare cell's limit).
+Stored bytes per match: ``MEMORY USAGE`` of both keys of complete matches played through
+REST, and the record and log payload sizes.
 """
 
 from __future__ import annotations
@@ -312,7 +319,7 @@ def _cpu_seconds(pid: int) -> float:
 
 @dataclass
 class Server:
-    target: str
+    kind: str
     port: int
     process: subprocess.Popen[bytes]
     log: Path
@@ -331,35 +338,36 @@ class Server:
                 self.process.wait(10)
 
 
-def start_server(target: str, redis_url: str, prefix: str, workdir: Path,
+def start_server(kind: str, redis_url: str, prefix: str, workdir: Path,
                  profile: Path | None = None) -> Server:
+    """A uvicorn process serving ``kind`` ("bare" or "skyline")."""
     import httpx
 
     from tests.support.redis_servers import free_port
 
     port = free_port()
-    factory = "bench.load:bare_app" if target == "bare" else "bench.load:skyline_app"
+    factory = "bench.load:bare_app" if kind == "bare" else "bench.load:skyline_app"
     launcher = [sys.executable]
     if profile is not None:
         launcher += ["-m", "cProfile", "-o", str(profile)]
     args = [*launcher, "-m", "uvicorn", factory, "--factory", "--host", "127.0.0.1",
             "--port", str(port), "--log-level", "warning", "--no-access-log"]
     env = {**os.environ, ENV_URL: redis_url, ENV_PREFIX: prefix}
-    log = workdir / f"server-{target}-{port}.log"
+    log = workdir / f"server-{kind}-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env,
                                    cwd=ROOT)
-    server = Server(target, port, process, log)
+    server = Server(kind, port, process, log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{target} server exited:\n{log.read_text()[-2000:]}")
+            raise RuntimeError(f"{kind} server exited:\n{log.read_text()[-2000:]}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(server.url + "/readyz", timeout=2).status_code == 200:
                 return server
         time.sleep(0.1)
     server.stop()
-    raise RuntimeError(f"{target} server did not start:\n{log.read_text()[-2000:]}")
+    raise RuntimeError(f"{kind} server did not start:\n{log.read_text()[-2000:]}")
 
 
 def _round_trips(servers: list[Server]) -> int:
@@ -369,9 +377,8 @@ def _round_trips(servers: list[Server]) -> int:
                for s in servers)
 
 
-def run_cell(servers: list[Server], concurrency: int, warmup: float, duration: float,
-             seed: int) -> dict[str, Any]:
-    target = servers[0].target
+def run_cell(target: str, servers: list[Server], concurrency: int, warmup: float,
+             duration: float, seed: int) -> dict[str, Any]:
     trips0 = _round_trips(servers)
     cpu0 = sum(_cpu_seconds(s.process.pid) for s in servers)
     load0 = os.getloadavg()[0]
@@ -467,9 +474,10 @@ def report(cells: list[dict[str, Any]], storage: list[dict[str, Any]], args: Any
         f"{os.cpu_count()} cores, Redis {args.redis_version}",
         "",
         "| target | replicas | clients | actions/s | vs bare | p50 ms | p99 ms "
-        "| Redis round trips/action | server CPU ms/action | vs bare (CPU) | errors "
-        "| load avg |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| Redis round trips/action | server CPU ms/action | vs bare (CPU) "
+        "| client CPU ms/action | errors | load avg |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: |",
     ]
     for c in cells:
         ratio = cpu_ratio = ""
@@ -483,7 +491,8 @@ def report(cells: list[dict[str, Any]], storage: list[dict[str, Any]], args: Any
             f"| {c['target']} | {c['replicas']} | {c['concurrency']} | {c['throughput']:.0f} "
             f"| {ratio} | {c['p50_ms']:.1f} | {c['p99_ms']:.1f} "
             f"| {c['round_trips_per_action']:.3f} | {c['server_cpu_ms_per_action']:.2f} "
-            f"| {cpu_ratio} | {c['errors']} | {c['load_before']:.1f} |"
+            f"| {cpu_ratio} | {1000 * c['driver_cpu_s'] / max(c['acts'], 1):.2f} "
+            f"| {c['errors']} | {c['load_before']:.1f} |"
         )
     lines += [
         "",
@@ -531,29 +540,37 @@ def orchestrate(args: argparse.Namespace) -> int:
 
         info = redis.Redis.from_url(redis_url).info("server")
         args.redis_version = info.get("redis_version", "?")
-        targets = ["bare", "rest", "graphql"]
-        if args.profile:
-            targets = [args.profile]
-        for n, target in enumerate(targets):
-            profile = workdir / f"{target}.prof" if args.profile else None
-            servers = [start_server(target, redis_url, prefix, workdir, profile)]
-            try:
-                for c in concurrencies:
-                    cells.append(run_cell(servers, c, args.warmup, args.duration, 100 * n + c))
+        # Cells run interleaved (for each client count: bare, REST, GraphQL back to back)
+        # so that load from elsewhere on the machine shifts all three alike. REST and
+        # GraphQL are two endpoints of one Skyline server; an idle server costs nothing.
+        targets = [args.profile] if args.profile else ["bare", "rest", "graphql"]
+        profile = workdir / f"{args.profile}.prof" if args.profile else None
+        servers: dict[str, Server] = {}
+        extra: Server | None = None
+        try:
+            for kind in sorted({"bare" if t == "bare" else "skyline" for t in targets}):
+                servers[kind] = start_server(kind, redis_url, prefix, workdir, profile)
+            for c in concurrencies:
+                for n, target in enumerate(targets):
+                    server = servers["bare" if target == "bare" else "skyline"]
+                    cells.append(run_cell(target, [server], c, args.warmup, args.duration,
+                                          100 * n + c))
                     _progress(cells[-1])
-                if target == "rest" and not args.profile:
-                    storage = measure_storage(servers[0], redis_url, prefix,
-                                              1 if args.quick else 3)
-                    servers.append(start_server(target, redis_url, prefix, workdir))
-                    for c in scale_levels:
-                        cells.append(run_cell(servers, c, args.warmup, args.duration,
-                                              1000 + c))
+            if not args.profile:
+                storage = measure_storage(servers["skyline"], redis_url, prefix,
+                                          1 if args.quick else 3)
+                # Scaling: REST on one replica, then on two, back to back.
+                extra = start_server("skyline", redis_url, prefix, workdir)
+                for c in scale_levels:
+                    for replicas in ([servers["skyline"]], [servers["skyline"], extra]):
+                        cells.append(run_cell("rest", replicas, c, args.warmup,
+                                              args.duration, 1000 + c))
                         _progress(cells[-1])
-            finally:
-                for server in servers:
-                    server.stop()
-            if profile is not None:
-                print(_profile_summary(profile))
+        finally:
+            for server in [*servers.values(), *([extra] if extra else [])]:
+                server.stop()
+        if profile is not None:
+            print(_profile_summary(profile))
     finally:
         if own is not None:
             own.close()
