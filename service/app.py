@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -41,6 +42,11 @@ class Settings:
     ttl_finished: int | None = 7 * 24 * 3600
     ttl_idle: int | None = 30 * 24 * 3600
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    worker: bool | None = None
+    """Run the bot worker in this process; None: only on the embedded store (on Redis, run
+    ``skyline worker`` processes, or ``serve --worker``)."""
+    worker_options: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments of ``service.worker.BotWorker`` (concurrency, budget ...)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -94,11 +100,29 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
 
     routes += [*picture_routes(), *web_routes()]
 
+    from service.store import MemoryStore
+
+    in_process_worker = (
+        settings.worker if settings.worker is not None else isinstance(the_store, MemoryStore)
+    )
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        worker = task = None
+        if in_process_worker:
+            from service.worker import BotWorker
+
+            worker = BotWorker(match_service, **settings.worker_options)
+            task = asyncio.create_task(worker.run())
+        app.state.worker = worker
         try:
             yield
         finally:
+            if worker is not None and task is not None:
+                worker.stop()
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             if own_store:
                 await the_store.close()
 

@@ -1,4 +1,4 @@
-"""The `skyline` command line: ``serve``, ``export-schema``, ``games``.
+"""The `skyline` command line: ``serve``, ``worker``, ``export-schema``, ``games``.
 
 Every ``serve`` flag also reads an environment variable (``SKYLINE_<FLAG>``); a flag given on
 the command line wins over the environment.
@@ -45,6 +45,10 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _flag(value: str) -> bool:
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
 def _env(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
     raw = os.environ.get(f"SKYLINE_{name}")
     return default if raw is None else convert(raw)
@@ -64,6 +68,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         ttl_finished=args.ttl_finished,
         ttl_idle=args.ttl_idle,
         max_body_bytes=args.max_body_bytes,
+        worker=True if args.worker else None,
+        worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
     store = "redis cluster" if settings.redis_cluster else (
         "redis" if settings.redis_url else "embedded memory store"
@@ -78,6 +84,100 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=5,
     )
     return 0
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    """``skyline worker``: play bot seats signalled due on Redis until SIGTERM / SIGINT."""
+    import asyncio
+    import logging
+    import signal
+
+    from service.api.service import MatchService
+    from service.store import open_store
+    from service.worker import BotWorker
+
+    if not (args.redis_url or args.redis_cluster):
+        print(
+            "skyline worker needs the Redis the servers use (--redis-url or --redis-cluster, "
+            "or SKYLINE_REDIS_URL / SKYLINE_REDIS_CLUSTER); on the embedded store "
+            "`skyline serve` plays the bots itself.",
+            file=sys.stderr,
+        )
+        return 2
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s %(message)s")
+
+    async def main() -> None:
+        store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix)
+        service = MatchService(store, ttl_finished=args.ttl_finished, ttl_idle=args.ttl_idle)
+        worker = BotWorker(
+            service, consumer=args.consumer or None, concurrency=args.concurrency,
+            budget=args.bot_budget, reclaim_idle_ms=args.reclaim_idle_ms,
+        )
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, worker.stop)
+        print(f"skyline: bot worker {worker.consumer} (concurrency {worker.concurrency})",
+              flush=True)
+        try:
+            await worker.run()
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+    return 0
+
+
+def _budget(value: str) -> Any:
+    from service.bots import Budget
+
+    try:
+        return Budget.parse(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_store_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--redis-url", default=_env("REDIS_URL", None),
+        help="redis://host:port/db (SKYLINE_REDIS_URL); default: the embedded memory store",
+    )
+    parser.add_argument(
+        "--redis-cluster", default=_env("REDIS_CLUSTER", None),
+        help="host:port,host:port seed nodes of a Redis Cluster (SKYLINE_REDIS_CLUSTER)",
+    )
+    parser.add_argument(
+        "--redis-prefix", "--prefix", dest="redis_prefix",
+        default=_env("REDIS_PREFIX", "skyline:"),
+        help="key prefix in Redis (SKYLINE_REDIS_PREFIX)",
+    )
+
+
+def _add_ttl_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ttl-finished", type=_optional_seconds,
+        default=_env("TTL_FINISHED", 7 * 24 * 3600, _optional_seconds),
+        help="seconds a finished match is kept; 0: forever (SKYLINE_TTL_FINISHED)",
+    )
+    parser.add_argument(
+        "--ttl-idle", type=_optional_seconds,
+        default=_env("TTL_IDLE", 30 * 24 * 3600, _optional_seconds),
+        help="seconds an unfinished match is kept after its last move; 0: forever "
+        "(SKYLINE_TTL_IDLE)",
+    )
+
+
+def _add_bot_flags(parser: argparse.ArgumentParser, concurrency_flag: str) -> None:
+    parser.add_argument(
+        concurrency_flag, dest="worker_concurrency" if concurrency_flag != "--concurrency"
+        else "concurrency", type=_positive_int,
+        default=_env("WORKER_CONCURRENCY", 4, _positive_int),
+        help="matches the bot worker plays at once (SKYLINE_WORKER_CONCURRENCY)",
+    )
+    parser.add_argument(
+        "--bot-budget", type=_budget, default=_env("BOT_BUDGET", "100,2s", _budget),
+        help="thinking per move of a search bot: iterations and/or seconds, e.g. 100,2s "
+        "(SKYLINE_BOT_BUDGET)",
+    )
 
 
 def exported_files() -> dict[Path, str]:
@@ -129,40 +229,46 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP server (uvicorn)")
     serve.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="SKYLINE_HOST")
     serve.add_argument("--port", type=int, default=_env("PORT", 8000, int), help="SKYLINE_PORT")
-    serve.add_argument(
-        "--redis-url", default=_env("REDIS_URL", None),
-        help="redis://host:port/db (SKYLINE_REDIS_URL); default: the embedded memory store",
-    )
-    serve.add_argument(
-        "--redis-cluster", default=_env("REDIS_CLUSTER", None),
-        help="host:port,host:port seed nodes of a Redis Cluster (SKYLINE_REDIS_CLUSTER)",
-    )
-    serve.add_argument(
-        "--redis-prefix", default=_env("REDIS_PREFIX", "skyline:"),
-        help="key prefix in Redis (SKYLINE_REDIS_PREFIX)",
-    )
+    _add_store_flags(serve)
     serve.add_argument(
         "--cors-origins", default=_env("CORS_ORIGINS", ""),
         help="comma-separated browser origins allowed by CORS (SKYLINE_CORS_ORIGINS)",
     )
-    serve.add_argument(
-        "--ttl-finished", type=_optional_seconds,
-        default=_env("TTL_FINISHED", 7 * 24 * 3600, _optional_seconds),
-        help="seconds a finished match is kept; 0: forever (SKYLINE_TTL_FINISHED)",
-    )
-    serve.add_argument(
-        "--ttl-idle", type=_optional_seconds,
-        default=_env("TTL_IDLE", 30 * 24 * 3600, _optional_seconds),
-        help="seconds an unfinished match is kept after its last move; 0: forever "
-        "(SKYLINE_TTL_IDLE)",
-    )
+    _add_ttl_flags(serve)
     serve.add_argument(
         "--max-body-bytes", type=_positive_int,
         default=_env("MAX_BODY_BYTES", 64 * 1024, _positive_int),
         help="largest accepted request body (SKYLINE_MAX_BODY_BYTES)",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
+    serve.add_argument(
+        "--worker", action="store_true", default=_env("WORKER", False, _flag),
+        help="also play bot seats in this process (always on with the embedded store; on "
+        "Redis run `skyline worker` processes instead) (SKYLINE_WORKER)",
+    )
+    _add_bot_flags(serve, "--worker-concurrency")
     serve.set_defaults(handler=_cmd_serve)
+
+    worker = commands.add_parser(
+        "worker", help="play bot seats signalled due on Redis (run one or more next to serve)"
+    )
+    _add_store_flags(worker)
+    _add_ttl_flags(worker)
+    _add_bot_flags(worker, "--concurrency")
+    worker.add_argument(
+        "--consumer", default=_env("WORKER_CONSUMER", None),
+        help="consumer name in the group (SKYLINE_WORKER_CONSUMER); default host:pid. A "
+        "stable name lets a restarted worker take back the signals it held at once",
+    )
+    worker.add_argument(
+        "--reclaim-idle-ms", type=_positive_int,
+        default=_env("WORKER_RECLAIM_IDLE_MS", 30_000, _positive_int),
+        help="take over signals another worker left pending this long "
+        "(SKYLINE_WORKER_RECLAIM_IDLE_MS)",
+    )
+    worker.add_argument("--log-level", default=_env("LOG_LEVEL", "info"),
+                        help="SKYLINE_LOG_LEVEL")
+    worker.set_defaults(handler=_cmd_worker)
 
     export = commands.add_parser(
         "export-schema", help="write openapi/openapi.json and schema.graphql from the code"

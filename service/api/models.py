@@ -28,6 +28,7 @@ PlayerCount = Annotated[int, Field(ge=1, le=16), _REFUSE_BOOL]
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED), _REFUSE_BOOL]
 SeatNumber = Annotated[int, Field(ge=0, le=15), _REFUSE_BOOL]
 Version = Annotated[int, Field(ge=0), _REFUSE_BOOL]
+BotKind = Literal["random", "greedy", "search"]
 
 
 class WireModel(BaseModel):
@@ -72,13 +73,12 @@ class CreateMatchRequest(InputModel):
     seed: Seed | None = Field(
         default=None, description="Seed of the match's randomness; omitted: a random one."
     )
-    bots: list[SeatNumber] | None = Field(
+    bots: dict[str, str] | None = Field(
         default=None,
-        description="Seats played by the built-in random bot (each once); they get no token.",
+        description="Bot seats: seat number (as a string) -> built-in player "
+        "(random, greedy or search). Bot seats get no token; a worker plays them. "
+        "At least one seat stays human.",
         max_length=15,
-    )
-    bot_kind: Literal["random", "greedy", "search"] = Field(
-        default="random", description="The built-in player on the bot seats."
     )
 
 
@@ -101,6 +101,10 @@ class MatchState(WireModel):
     status: Literal["active", "finished"]
     seat: int | None = Field(description="The caller's seat; null for a spectator.")
     active_seats: list[int] = Field(description="Seats that may act now.")
+    bots: dict[str, str] = Field(
+        default_factory=dict,
+        description="Bot seats: seat number (as a string) -> bot kind; a worker plays them.",
+    )
     view: Any = Field(description="What the caller may see (the game's View).")
     result: Result | None = Field(description="Final scores once the match is finished.")
 
@@ -117,6 +121,10 @@ class ActRequest(InputModel):
     expected_version: Version | None = Field(
         default=None, description="Act only if the match is still at this version (else 409)."
     )
+
+
+class HandSeatRequest(InputModel):
+    kind: str = Field(description="The built-in player that takes the seat over.")
 
 
 class EventOut(WireModel):

@@ -50,17 +50,29 @@ def _camel_id(game_id: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in game_id.replace("-", "_").split("_"))
 
 
+def _bot_kinds(engine: Engine[Any]) -> tuple[str, ...]:
+    """The bot kinds that play ``engine`` (greedy and search need a bot model)."""
+    from service.bots.games import model_for
+
+    try:
+        model_for(engine)
+    except ValueError:
+        return ("random",)
+    return ("random", "greedy", "search")
+
+
 def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
     """One request model per player count: the game, the count and the bot seats it admits."""
     variants: list[type[BaseModel]] = []
     game: Any = Literal[engine.id]
     options: Any = engine.Options | None
     for players in range(engine.min_players, engine.max_players + 1):
-        seat: Any = Annotated[int, Field(ge=0, le=players - 1)]
+        seat: Any = Annotated[
+            str, Field(pattern="^(" + "|".join(str(n) for n in range(players)) + ")$")
+        ]
         count: Any = Literal[players]
-        bots: Any = Annotated[
-            list[seat], Field(max_length=players - 1, json_schema_extra={"uniqueItems": True})
-        ] | None
+        kind: Any = Literal[_bot_kinds(engine)]
+        bots: Any = Annotated[dict[seat, kind], Field(max_length=players - 1)] | None
         variants.append(
             create_model(
                 f"Create{_camel_id(engine.id)}Match{players}",
@@ -77,7 +89,8 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                     bots,
                     Field(
                         default=None,
-                        description="Seats played by the built-in random bot (no token).",
+                        description="Bot seats: seat number (a string) -> bot kind; "
+                        "no token, a worker plays them.",
                     ),
                 ),
             )

@@ -13,7 +13,7 @@ deflated with the game's preset dictionary (``logdict.py``); the API filters it 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.games.base import JSON, Event
@@ -47,8 +47,8 @@ class MatchRecord:
     """Token digest per seat; None for a bot seat."""
     state: bytes
     finished: bool = False
-    bots: tuple[int, ...] = ()
-    bot_kind: str = "random"
+    bots: dict[int, str] = field(default_factory=dict)
+    """Bot seats: seat -> bot kind (``random``, ``greedy``, ``search``); no token."""
     idempotency: tuple[IdempotentResult, ...] = ()
     created: int = 0
     updated: int = 0
@@ -71,8 +71,7 @@ class MatchRecord:
             "s": self.seed,
             "t": list(self.tokens),
             "f": self.finished,
-            "b": list(self.bots),
-            "k": self.bot_kind,
+            "b": {str(seat): kind for seat, kind in sorted(self.bots.items())},
             "i": [[r.key, r.version, r.action] for r in self.idempotency],
             "c": self.created,
             "u": self.updated,
@@ -91,12 +90,19 @@ class MatchRecord:
             tokens=tuple(header["t"]),
             state=state,
             finished=header["f"],
-            bots=tuple(header["b"]),
-            bot_kind=header.get("k", "random"),
+            bots=_bots(header.get("b"), header.get("k", "random")),
             idempotency=tuple(IdempotentResult(k, v, a) for k, v, a in header["i"]),
             created=header["c"],
             updated=header["u"],
         )
+
+
+def _bots(raw: Any, kind: str) -> dict[int, str]:
+    """Bot seats from a header: ``{"seat": kind}``; records written before bot seats had a
+    kind each hold a list of seats and one kind ``k``."""
+    if isinstance(raw, dict):
+        return {int(seat): str(k) for seat, k in raw.items()}
+    return {int(seat): kind for seat in raw or ()}
 
 
 @dataclass(frozen=True, slots=True)

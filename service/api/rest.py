@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from .auth import bearer_token
 from .errors import ApiError
-from .models import ActRequest, CreateMatchRequest, MatchState
+from .models import ActRequest, CreateMatchRequest, HandSeatRequest, MatchState
 from .service import MatchService, validate_wire
 
 M = TypeVar("M", bound=BaseModel)
@@ -175,6 +175,22 @@ async def act(request: Request) -> Response:
                     media_type="application/json")
 
 
+async def hand_seat_to_bot(request: Request) -> Response:
+    """The seat's player leaves; a bot (played by the worker) takes the seat over."""
+    match_id = request.path_params["match_id"]
+    token = _token(request)
+    if token is None:
+        raise ApiError.of("unauthorized", "Handing a seat over needs its token.")
+    try:
+        seat = int(request.path_params["seat"])
+    except ValueError:
+        raise ApiError.of("not_found", "No such seat.") from None
+    body = await read_body(request, HandSeatRequest)
+    state = await _service(request).hand_seat_to_bot(match_id, token, body.kind, seat)
+    headers = {"ETag": _etag(state.version), "Cache-Control": "no-store"}
+    return JSONResponse(state.to_json(), headers=headers)
+
+
 async def match_log(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     after = _query_count(request, "after") or 0
@@ -256,6 +272,10 @@ def rest_routes() -> list[Route]:
             "/v1/matches/{match_id}/legal-moves", legal_moves, methods=["GET"], name="legal_moves"
         ),
         Route("/v1/matches/{match_id}/actions", act, methods=["POST"], name="act"),
+        Route(
+            "/v1/matches/{match_id}/seats/{seat:int}/bot", hand_seat_to_bot, methods=["POST"],
+            name="hand_seat_to_bot",
+        ),
         Route("/v1/matches/{match_id}/log", match_log, methods=["GET"], name="match_log"),
         Route("/v1/matches/{match_id}/events", match_events, methods=["GET"], name="events"),
         Route("/healthz", healthz, methods=["GET"], name="healthz"),

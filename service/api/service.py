@@ -7,14 +7,20 @@ records, and asks the engine everything about the rules -- it never decides one 
 Writes are optimistic: load the record at version v, apply the move, ``compare_and_set`` to
 v + 1. An unpinned action that loses the race is re-validated on the fresh state and retried
 (bounded); a pinned one (``expectedVersion`` / ``If-Match``) fails with 409 / 412 instead.
+
+Bot seats are not played here: after every write that leaves a bot seat active, the service
+signals the match as due (``store.signal_due``) and a worker (``service/worker.py``) plays the
+bot through ``act_as_bot`` -- the same checks and compare-and-set as a human's move. A read of
+a match whose active seats include a bot signals it again (a signal lost between a write and
+its signal, e.g. when a replica died there, is recovered by the next read).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
+import logging
 import re
 import secrets
 import time
@@ -25,7 +31,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from service import games
-from service.bots import Budget, get_bot
+from service.bots import KINDS as BOT_KINDS
 from service.bots.games import model_for as bot_model_for
 from service.games.base import (
     JSON,
@@ -56,15 +62,13 @@ from .models import (
 from .records import IdempotentResult, LogRecord, MatchRecord
 
 T = TypeVar("T")
+log = logging.getLogger("skyline.service")
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Ids we hand out are 16 url-safe characters; anything else cannot exist (and never reaches
 the store, where braces would break the Redis Cluster hash tag)."""
 
 MAX_ACT_ATTEMPTS = 16
-MAX_BOT_MOVES = 2000
-BOT_BUDGET = Budget(iterations=100, seconds=2.0)
-"""Per move of a ``search`` bot seat: at most 100 simulations or 2 s, whichever is first."""
 MAX_IDEMPOTENCY_KEY = 255
 RETRY_AFTER_SECONDS = 1
 
@@ -115,6 +119,16 @@ def validate_wire(
                 for e in coerced
             ]
     return value, []
+
+
+def _with_handover(record: MatchRecord, logged: LogRecord) -> MatchRecord:
+    """``record`` with the bot seat a hand-over log entry added (others: unchanged)."""
+    action = logged.action
+    if logged.seat is None and isinstance(action, dict) and action.get("type") == "seat_to_bot":
+        seat, kind = action.get("seat"), action.get("kind")
+        if isinstance(seat, int) and isinstance(kind, str):
+            return replace(record, bots={**record.bots, seat: kind})
+    return record
 
 
 def events_for(seat: int | None, events: tuple[Event, ...] | list[Event]) -> list[EventOut]:
@@ -172,20 +186,7 @@ class MatchService:
                 f"not {req.players}.",
             )
         options = self._options(engine, req.options)
-        bots = tuple(sorted(set(req.bots or ())))
-        if len(bots) != len(req.bots or ()):
-            raise ApiError.of("bad_bots", "Name each bot seat once.")
-        if any(seat >= req.players for seat in bots):
-            raise ApiError.of("bad_bots", f"Bot seats must be below {req.players}.")
-        if len(bots) == req.players:
-            raise ApiError.of("bad_bots", "At least one seat must be human.")
-        if bots and req.bot_kind != "random":
-            try:
-                bot_model_for(engine)
-            except ValueError:
-                raise ApiError.of(
-                    "bad_bots", f"No {req.bot_kind} bot plays {engine.title}; use random."
-                ) from None
+        bots = self._bot_seats(engine, req.players, req.bots or {})
         seed = req.seed if req.seed is not None else secrets.randbelow(2**53)
         state = engine.setup(req.players, options, seed)
         tokens: dict[int, str] = {
@@ -203,41 +204,39 @@ class MatchService:
             state=engine.dumps(state),
             finished=engine.result(state) is not None,
             bots=bots,
-            bot_kind=req.bot_kind,
             created=now,
             updated=now,
         )
         match_id = await self._store_new(record)
         self.metrics.match_created(engine.id)
-        version = 0
-        if bots:
-            # The match exists and its tokens must reach the caller: if the bots' first move
-            # fails, they resume on the next read.
-            with contextlib.suppress(ApiError):
-                version = await self._play_bots(match_id)
+        await self._signal_if_bot_due(match_id, engine, record, state)
         return CreateMatchResponse(
             match_id=match_id,
             game=engine.id,
-            version=version,
+            version=0,
             seats=[SeatToken(seat=s, token=t) for s, t in sorted(tokens.items())],
         )
 
     # -- reads ------------------------------------------------------------------------------
 
     async def get_state(self, match_id: str, token: str | None) -> MatchState:
-        version, record = await self._load_nudging_bots(match_id)
+        version, record = await self._load(match_id)
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
-        return self._state(match_id, version, engine, engine.loads(record.state), seat)
+        state = engine.loads(record.state)
+        await self._signal_if_bot_due(match_id, engine, record, state)
+        return self._state(match_id, version, engine, state, seat, record)
 
     async def legal_moves(self, match_id: str, token: str | None) -> LegalMoves:
         """The caller's legal moves; a spectator (no token) has none."""
-        version, record = await self._load_nudging_bots(match_id)
+        version, record = await self._load(match_id)
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
+        state = engine.loads(record.state)
+        await self._signal_if_bot_due(match_id, engine, record, state)
         moves: list[Any] = []
         if seat is not None:
-            moves = engine.legal_actions(engine.loads(record.state), seat)
+            moves = engine.legal_actions(state, seat)
         return LegalMoves(match_id=match_id, version=version, seat=seat, moves=moves)
 
     async def log(self, match_id: str, token: str | None, after: int) -> LogPage:
@@ -294,9 +293,10 @@ class MatchService:
                         break
                     logged = LogRecord.decode(entry.data)
                     state = self._replay_step(engine, state, logged)
+                    record = _with_handover(record, logged)
                     current = entry.version
                     if current > after:
-                        yield self._state(match_id, current, engine, state, seat)
+                        yield self._state(match_id, current, engine, state, seat, record)
         finally:
             close = getattr(for_store, "aclose", None)
             if close is not None:
@@ -360,19 +360,14 @@ class MatchService:
             entry = LogRecord(seat=seat, action=dump_action(engine, parsed), events=tuple(events))
             if await self._write(match_id, version, new_record, entry):
                 self.metrics.action(engine.id)
-                latest_version, latest_state = version + 1, new_state
-                if record.bots and not new_record.finished:
-                    try:
-                        await self._play_bots(match_id)
-                        latest_version, fresh = await self._load(match_id)
-                        latest_state = engine.loads(fresh.state)
-                    except ApiError:
-                        pass  # the move is stored; bots resume on the next read or move
+                await self._signal_if_bot_due(match_id, engine, new_record, new_state)
                 return ActResponse(
                     match_id=match_id,
                     version=version + 1,
                     events=events_for(seat, events),
-                    state=self._state(match_id, latest_version, engine, latest_state, seat),
+                    state=self._state(
+                        match_id, version + 1, engine, new_state, seat, new_record
+                    ),
                 )
             self.metrics.cas_conflict()
             if expected_version is not None or if_match is not None:
@@ -382,6 +377,129 @@ class MatchService:
             "busy", "Too many concurrent writes to this match; retry.",
             retryAfter=RETRY_AFTER_SECONDS,
         )
+
+    # -- bot seats --------------------------------------------------------------------------
+
+    async def act_as_bot(
+        self, match_id: str, seat: int, action: JSON, expected_version: int
+    ) -> int:
+        """Store ``action`` for bot ``seat`` as version ``expected_version + 1`` -- the worker's
+        write path: the same checks (the seat is a bot and active, the move is legal) and the
+        same compare-and-set as ``act``, always pinned. Returns the new version; a lost race
+        is 409 ``version_conflict`` (the worker reloads and thinks again)."""
+        version, record = await self._load(match_id)
+        engine = games.get(record.game)
+        if seat not in record.bots:
+            raise ApiError.of("unauthorized", f"Seat {seat} is not a bot seat.")
+        parsed = self._parse_action(engine, action)
+        self._check_pins(version, expected_version, None)
+        state = engine.loads(record.state)
+        if record.finished or engine.result(state) is not None:
+            raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
+        if seat not in engine.active_seats(state):
+            raise ApiError.of(
+                "not_your_turn", f"Seat {seat} may not act now.", currentVersion=version
+            )
+        try:
+            new_state, events = engine.apply(state, seat, parsed)
+        except IllegalAction as refusal:
+            raise ApiError(422, refusal.code, "Illegal move", refusal.message) from None
+        new_record = replace(
+            record,
+            state=engine.dumps(new_state),
+            finished=engine.result(new_state) is not None,
+            updated=int(self._clock()),
+        )
+        entry = LogRecord(seat=seat, action=dump_action(engine, parsed), events=tuple(events))
+        if not await self._write(match_id, version, new_record, entry):
+            self.metrics.cas_conflict()
+            current, _ = await self._load(match_id)
+            raise ApiError.of(
+                "version_conflict",
+                f"The match moved on from version {version}.",
+                currentVersion=current,
+            )
+        self.metrics.action(engine.id)
+        await self._signal_if_bot_due(match_id, engine, new_record, new_state)
+        return version + 1
+
+    async def hand_seat_to_bot(
+        self, match_id: str, token: str | None, kind: str, seat: int | None = None
+    ) -> MatchState:
+        """The token's seat leaves and a ``kind`` bot takes it over (a worker plays it from
+        now on); the token stops working. ``seat``, when given (REST path), must be the
+        token's seat. Returns the match as a spectator sees it."""
+        if token is None:
+            raise ApiError.of("unauthorized", "Handing a seat over needs its token.")
+        for _ in range(MAX_ACT_ATTEMPTS):
+            version, record = await self._load(match_id)
+            own = self._seat(record, token, required=True)
+            assert own is not None
+            if seat is not None and seat != own:
+                raise ApiError.of("unauthorized", f"The token is not seat {seat}'s.")
+            engine = games.get(record.game)
+            state = engine.loads(record.state)
+            if record.finished or engine.result(state) is not None:
+                raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
+            bots = {**record.bots, own: kind}
+            self._bot_seats(engine, record.players, {str(s): k for s, k in bots.items()},
+                            all_bots=True)
+            tokens = tuple(None if s == own else t for s, t in enumerate(record.tokens))
+            new_record = replace(record, bots=bots, tokens=tokens, updated=int(self._clock()))
+            entry = LogRecord(seat=None, action={"type": "seat_to_bot", "seat": own,
+                                                 "kind": kind}, events=())
+            if await self._write(match_id, version, new_record, entry):
+                await self._signal_if_bot_due(match_id, engine, new_record, state)
+                return self._state(match_id, version + 1, engine, state, None, new_record)
+            self.metrics.cas_conflict()
+        raise ApiError.of(
+            "busy", "Too many concurrent writes to this match; retry.",
+            retryAfter=RETRY_AFTER_SECONDS,
+        )
+
+    @staticmethod
+    def _bot_seats(
+        engine: Engine[Any], players: int, raw: dict[str, str], *, all_bots: bool = False
+    ) -> dict[int, str]:
+        """``{"seat": kind}`` checked: seats in range, kinds known and available for the
+        game, at least one human seat (unless ``all_bots``: every player may leave)."""
+        bots: dict[int, str] = {}
+        for key, kind in raw.items():
+            if not (key.isascii() and key.isdigit() and len(key) <= 2
+                    and int(key) < players and str(int(key)) == key):
+                raise ApiError.of(
+                    "bad_bots", f"Bot seat {key[:8]!r} is not a seat number below {players}."
+                )
+            if kind not in BOT_KINDS:
+                raise ApiError.of(
+                    "bad_bots", f"No bot kind {str(kind)[:32]!r}; known: {', '.join(BOT_KINDS)}."
+                )
+            if kind != "random":
+                try:
+                    bot_model_for(engine)
+                except ValueError:
+                    raise ApiError.of(
+                        "bad_bots", f"No {kind} bot plays {engine.title}; use random."
+                    ) from None
+            bots[int(key)] = kind
+        if len(bots) >= players and not all_bots:
+            raise ApiError.of("bad_bots", "At least one seat must be human.")
+        return dict(sorted(bots.items()))
+
+    async def _signal_if_bot_due(
+        self, match_id: str, engine: Engine[Any], record: MatchRecord, state: Any
+    ) -> None:
+        """Signal the match as due when a bot seat is active (only then: a match without
+        bots costs nothing). Best effort: the write is stored; a lost signal is sent again
+        by the next read of the match."""
+        if not record.bots or record.finished:
+            return
+        if not set(record.bots) & engine.active_seats(state):
+            return
+        try:
+            await self.store.signal_due(match_id)
+        except StoreUnavailable:
+            log.warning("could not signal match %s as due; the next read will", match_id)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -414,11 +532,14 @@ class MatchService:
         if entries and entries[0].version == first.version:
             events = events_for(seat, LogRecord.decode(entries[0].data).events)
         version, record = await self._load(match_id)
-        state = self._state(match_id, version, engine, engine.loads(record.state), seat)
+        state = self._state(
+            match_id, version, engine, engine.loads(record.state), seat, record
+        )
         return ActResponse(match_id=match_id, version=first.version, events=events, state=state)
 
     def _state(
-        self, match_id: str, version: int, engine: Engine[Any], state: Any, seat: int | None
+        self, match_id: str, version: int, engine: Engine[Any], state: Any, seat: int | None,
+        record: MatchRecord | None = None,
     ) -> MatchState:
         result = engine.result(state)
         return MatchState(
@@ -428,6 +549,7 @@ class MatchService:
             status="finished" if result is not None else "active",
             seat=seat,
             active_seats=sorted(engine.active_seats(state)),
+            bots={str(s): k for s, k in record.bots.items()} if record is not None else {},
             view=engine.view(state, seat),
             result=result,
         )
@@ -530,63 +652,10 @@ class MatchService:
 
     @staticmethod
     def _replay_step(engine: Engine[Any], state: Any, logged: LogRecord) -> Any:
-        assert logged.seat is not None
+        if logged.seat is None:
+            return state  # a seat handed to a bot: the game state does not change
         new_state, _ = engine.apply(state, logged.seat, parse_action(engine, logged.action))
         return new_state
-
-    async def _load_nudging_bots(self, match_id: str) -> tuple[int, MatchRecord]:
-        """Load; if a bot seat is due (its move was interrupted, e.g. by a store outage),
-        let the bots move first so that a match never stalls waiting for them."""
-        version, record = await self._load(match_id)
-        if record.bots and not record.finished:
-            engine = games.get(record.game)
-            if set(record.bots) & engine.active_seats(engine.loads(record.state)):
-                await self._play_bots(match_id)
-                version, record = await self._load(match_id)
-        return version, record
-
-    async def _play_bots(self, match_id: str) -> int:
-        """Let bot seats move while one of them is active; return the latest version."""
-        version, record = await self._load(match_id)
-        for _ in range(MAX_BOT_MOVES):
-            if record.finished or not record.bots:
-                break
-            engine = games.get(record.game)
-            state = engine.loads(record.state)
-            waiting = sorted(set(record.bots) & engine.active_seats(state))
-            if not waiting:
-                break
-            seat = waiting[0]
-            moves = engine.legal_actions(state, seat)
-            if not moves:
-                break
-            move = await self._bot_move(record, engine, state, seat, moves)
-            new_state, events = engine.apply(state, seat, move)
-            new_record = replace(
-                record,
-                state=engine.dumps(new_state),
-                finished=engine.result(new_state) is not None,
-                updated=int(self._clock()),
-            )
-            entry = LogRecord(seat=seat, action=dump_action(engine, move), events=tuple(events))
-            if await self._write(match_id, version, new_record, entry):
-                self.metrics.action(engine.id)
-                version, record = version + 1, new_record
-            else:
-                self.metrics.cas_conflict()
-                version, record = await self._load(match_id)
-        return version
-
-    @staticmethod
-    async def _bot_move(
-        record: MatchRecord, engine: Engine[Any], state: Any, seat: int, moves: list[Any]
-    ) -> Any:
-        """The bot's choice among ``moves``; it sees only its seat's view. Searching is CPU
-        work, so it runs in a thread and leaves the event loop free."""
-        bot = get_bot(record.bot_kind, seed=record.seed, budget=BOT_BUDGET)
-        view = engine.view(state, seat)
-        move = await asyncio.to_thread(bot.choose, engine, view, moves, seat)
-        return move if move in moves else moves[0]
 
     async def _guard(self, call: Awaitable[T]) -> T:
         try:

@@ -3,6 +3,7 @@ the schema export check, and `skyline serve` configuration."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from service.bots import Budget
 from service.cli import build_parser
-from service.store import StoreUnavailable
+from service.store import MatchStore, StoreUnavailable
 from service.store.memory import MemoryStore
 from tests.api.conftest import REAL_GAMES, TOY, create, make_app, stored
 
@@ -100,21 +102,44 @@ def test_cors_allows_only_configured_origins() -> None:
         assert "access-control-allow-origin" not in other.headers
 
 
-def test_bot_seats_move_by_themselves(client: TestClient) -> None:
-    match = create(client, players=3, bots=[1, 2])
-    assert set(match.tokens) == {0}
-    url = match.url
+def wait_past(client: TestClient, match_id: str, version: int) -> None:
+    """Block until the match has a version after ``version`` (the in-process bot worker
+    moved), watching the app's own store on the app's loop."""
+    store: MatchStore = client.app.state.store  # type: ignore[attr-defined]
+
+    async def next_version() -> None:
+        async with asyncio.timeout(120):  # a safety net against a hang, not a measurement
+            async for _ in store.watch(match_id, version):
+                return
+
+    assert client.portal is not None
+    client.portal.call(next_version)
+
+
+def play_human_seats(client: TestClient, match: Any, seat: int = 0) -> dict[str, Any]:
+    """Play ``seat`` (the last legal move each time) until the match is over, waiting for
+    the bot worker whenever a bot seat is to move; the final state."""
     while True:
-        state = client.get(url, headers=match.auth(0)).json()
+        state: dict[str, Any] = client.get(match.url, headers=match.auth(seat)).json()
         if state["status"] == "finished":
-            break
-        assert state["activeSeats"] == [0], "the bots left the human waiting"
-        moves = client.get(f"{url}/legal-moves", headers=match.auth(0)).json()["moves"]
-        response = client.post(f"{url}/actions", headers=match.auth(0),
-                               json={"action": moves[-1]})
-        assert response.status_code == 200
-    log = client.get(f"{url}/log").json()["entries"]
+            return state
+        if seat not in state["activeSeats"]:
+            wait_past(client, match.id, state["version"])
+            continue
+        moves = client.get(f"{match.url}/legal-moves", headers=match.auth(seat)).json()
+        response = client.post(f"{match.url}/actions", headers=match.auth(seat),
+                               json={"action": moves["moves"][-1]})
+        assert response.status_code == 200, response.text
+
+
+def test_bot_seats_move_by_themselves(client: TestClient) -> None:
+    match = create(client, players=3, bots={"1": "random", "2": "random"})
+    assert set(match.tokens) == {0}
+    final = play_human_seats(client, match)
+    assert final["bots"] == {"1": "random", "2": "random"}  # public: also for spectators
+    log = client.get(f"{match.url}/log").json()["entries"]
     assert {e["seat"] for e in log} == {0, 1, 2}
+    assert [e["version"] for e in log] == list(range(1, final["version"] + 1))
 
 
 def test_exported_schemas_are_up_to_date() -> None:
@@ -161,24 +186,27 @@ def test_serve_reads_flags_and_environment(monkeypatch: Any) -> None:
 
 @pytest.mark.parametrize("game", REAL_GAMES)
 @pytest.mark.parametrize("kind", ["greedy", "search"])
-def test_built_in_bot_kinds_play_the_real_games(client: TestClient, game: str, kind: str
-                                                ) -> None:
-    match = create(client, game=game, players=2, bots=[1], bot_kind=kind)
-    for _ in range(3):
-        state = client.get(match.url, headers=match.auth(0)).json()
-        if state["status"] == "finished":
-            break
-        assert 0 in state["activeSeats"]
-        moves = client.get(f"{match.url}/legal-moves", headers=match.auth(0)).json()["moves"]
-        response = client.post(f"{match.url}/actions", headers=match.auth(0),
-                               json={"action": moves[0]})
-        assert response.status_code == 200, response.text
-    assert any(e["seat"] == 1 for e in client.get(f"{match.url}/log").json()["entries"])
+def test_built_in_bot_kinds_play_the_real_games(game: str, kind: str) -> None:
+    app = make_app(worker_options={"budget": Budget(iterations=4)})
+    with TestClient(app) as client:
+        match = create(client, game=game, players=2, bots={"1": kind})
+        for _ in range(3):
+            state = client.get(match.url, headers=match.auth(0)).json()
+            if state["status"] == "finished":
+                break
+            if 0 not in state["activeSeats"]:
+                wait_past(client, match.id, state["version"])
+                continue
+            moves = client.get(f"{match.url}/legal-moves", headers=match.auth(0)).json()
+            response = client.post(f"{match.url}/actions", headers=match.auth(0),
+                                   json={"action": moves["moves"][0]})
+            assert response.status_code == 200, response.text
+        assert any(e["seat"] == 1 for e in client.get(f"{match.url}/log").json()["entries"])
 
 
 def test_bot_kind_needs_a_bot_for_the_game(client: TestClient) -> None:
-    response = client.post("/v1/matches", json={"game": TOY, "players": 2, "bots": [1],
-                                                "botKind": "search"})
+    response = client.post("/v1/matches", json={"game": TOY, "players": 2,
+                                                "bots": {"1": "search"}})
     assert response.status_code == 422
     assert response.json()["code"] == "bad_bots"
 
@@ -205,26 +233,30 @@ def test_matches_expire_after_idle_and_finished_ttls() -> None:
         assert response.json()["code"] == "match_not_found"
 
 
-def test_bots_resume_after_an_interrupted_turn() -> None:
-    """The human's move is stored, then the store fails before the bot's: the answer is
-    still the human's success, and the next read lets the bot move."""
+def test_a_lost_due_signal_is_sent_again_by_the_next_read() -> None:
+    """The human's move is stored, then its due signal is lost (the replica died between
+    the compare-and-set and the signal): the answer is still the human's success, and the
+    next read of the match signals it again, so the worker plays the bot."""
 
-    class FailsSecondWrite(FlakyStore):
-        writes = 0
+    class LosesFirstSignal(FlakyStore):
+        signals = 0
 
-        async def compare_and_set(self, *args: Any, **kwargs: Any) -> bool:
-            self.writes += 1
-            if self.writes == 2:
-                raise StoreUnavailable("lost the bot's write")
-            return await super().compare_and_set(*args, **kwargs)
+        async def signal_due(self, match_id: str) -> None:
+            self.signals += 1
+            if self.signals == 1:
+                raise StoreUnavailable("lost the signal")
+            await super().signal_due(match_id)
 
-    store = FailsSecondWrite()
+    store = LosesFirstSignal()
     with TestClient(make_app(store)) as client:
-        match = create(client, players=2, bots=[1])
+        match = create(client, players=2, bots={"1": "random"})  # seat 0 starts: no signal
         response = client.post(f"{match.url}/actions", headers=match.auth(0),
                                json={"action": {"type": "pass"}})
         assert response.status_code == 200
-        assert response.json()["state"]["activeSeats"] == [1]  # the bot still owes a move
-        state = client.get(match.url, headers=match.auth(0)).json()
-        assert state["version"] >= 2
-        assert 1 not in state["activeSeats"]
+        assert response.json()["state"]["activeSeats"] == [1]  # the bot owes a move
+        assert store.signals == 1
+        state = client.get(match.url, headers=match.auth(0)).json()  # signals again
+        assert store.signals == 2
+        if state["version"] == 1:
+            wait_past(client, match.id, 1)
+        assert stored(client, match.id)[0] >= 2

@@ -12,12 +12,20 @@ from service.games.base import Event
 
 def test_record_round_trip_and_bounded_idempotency_memory() -> None:
     record = MatchRecord(game="toy", players=2, options={"rounds": 2}, seed=5,
-                         tokens=("a", None), state=b"\x00\n{raw}\n", bots=(1,))
+                         tokens=("a", None), state=b"\x00\n{raw}\n", bots={1: "greedy"})
     for version in range(40):
         record = record.remember(IdempotentResult(f"k{version}", version, "x"))
     assert MatchRecord.decode(record.encode()) == record
     assert len(record.idempotency) == 16
     assert record.recall("k39") is not None and record.recall("k0") is None
+
+
+def test_records_from_before_per_seat_bot_kinds_still_decode() -> None:
+    record = MatchRecord(game="toy", players=3, options=None, seed=1,
+                         tokens=("a", None, None), state=b"x")
+    header, _, state = record.encode().partition(b"\n")
+    old = header.replace(b'"b":{}', b'"b":[1,2],"k":"greedy"')
+    assert MatchRecord.decode(old + b"\n" + state).bots == {1: "greedy", 2: "greedy"}
 
 
 @pytest.mark.parametrize("game", ["ny1901", "ginkgopolis", "toy"])

@@ -69,7 +69,7 @@ def redis_gql(
 
 
 CREATE = """
-mutation($game: String!, $players: Int!, $options: JSON, $seed: Int, $bots: [Int!]) {
+mutation($game: String!, $players: Int!, $options: JSON, $seed: Int, $bots: [BotSeatInput!]) {
   createMatch(game: $game, players: $players, options: $options, seed: $seed, bots: $bots) {
     __typename
     ... on MatchCreated { matchId game version seats { seat token } }

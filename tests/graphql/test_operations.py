@@ -53,7 +53,8 @@ def test_games_lists_every_registered_engine(gql: GraphQLClient) -> None:
 
 
 def test_create_match_gives_one_token_per_human_seat(gql: GraphQLClient) -> None:
-    data = gql(CREATE, {"game": "toy", "players": 3, "seed": 1, "bots": [2]})["createMatch"]
+    data = gql(CREATE, {"game": "toy", "players": 3, "seed": 1,
+                       "bots": [{"seat": 2, "kind": "random"}]})["createMatch"]
     assert data["__typename"] == "MatchCreated"
     assert data["game"] == "toy" and data["version"] == 0
     assert [s["seat"] for s in data["seats"]] == [0, 1]
@@ -142,8 +143,12 @@ def test_idempotent_retry_returns_the_first_result(gql: GraphQLClient) -> None:
         ({"game": "toy", "players": 2, "options": {"rounds": 99}}, "bad_options"),
         ({"game": "toy", "players": 2, "options": {"colour": "red"}}, "bad_options"),
         ({"game": "toy", "players": 2, "options": [1, 2]}, "malformed"),
-        ({"game": "toy", "players": 2, "bots": [0, 1]}, "bad_bots"),
-        ({"game": "toy", "players": 2, "bots": [5]}, "bad_bots"),
+        ({"game": "toy", "players": 2,
+          "bots": [{"seat": 0, "kind": "random"}, {"seat": 1, "kind": "random"}]}, "bad_bots"),
+        ({"game": "toy", "players": 2, "bots": [{"seat": 5, "kind": "random"}]}, "bad_bots"),
+        ({"game": "toy", "players": 3,
+          "bots": [{"seat": 1, "kind": "random"}, {"seat": 1, "kind": "random"}]}, "bad_bots"),
+        ({"game": "toy", "players": 2, "bots": [{"seat": 1, "kind": "greedy"}]}, "bad_bots"),
         ({"game": "toy", "players": 2, "seed": -1}, "malformed"),
     ],
 )

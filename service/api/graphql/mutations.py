@@ -19,9 +19,9 @@ from service.api.models import CreateMatchRequest
 from service.api.service import MatchService
 
 from .context import Info
-from .results import ACT_FAILURES, CREATE_FAILURES, answer, result_union
+from .results import ACT_FAILURES, CREATE_FAILURES, HAND_FAILURES, answer, result_union
 from .types.games import GameTypes
-from .types.match import MatchCreated, MatchTypes
+from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes
 
 GAME_CACHE_SIZE = 4096
 
@@ -58,6 +58,10 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     act_result = result_union(
         "ActResult", types.accepted, ACT_FAILURES, "The stored move, or why it was refused."
     )
+    hand_result = result_union(
+        "HandSeatResult", types.state, HAND_FAILURES,
+        "The match after the hand-over (as a spectator sees it), or why not.",
+    )
     action_input = games.action_input
     match_games = MatchGames()
 
@@ -74,14 +78,19 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             players: int,
             options: JSON | None = strawberry.UNSET,
             seed: int | None = strawberry.UNSET,
-            bots: list[int] | None = strawberry.UNSET,
+            bots: list[BotSeatInput] | None = strawberry.UNSET,
         ) -> create_result:  # type: ignore[valid-type]
             fields: dict[str, Any] = {"game": game, "players": players}
-            for name, value in (("options", options), ("seed", seed), ("bots", bots)):
+            for name, value in (("options", options), ("seed", seed)):
                 if value is not strawberry.UNSET and value is not None:
                     fields[name] = value
 
             async def create() -> Any:
+                if bots is not strawberry.UNSET and bots is not None:
+                    seats = [str(b.seat) for b in bots]
+                    if len(set(seats)) != len(seats):
+                        raise ApiError.of("bad_bots", "Name each bot seat once.")
+                    fields["bots"] = {str(b.seat): b.kind.value for b in bots}
                 try:
                     request = CreateMatchRequest.model_validate(fields)
                 except ValidationError as error:
@@ -123,5 +132,22 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 return await ctx.service.act(str(match_id), token, wire_action, expected, key)
 
             return await answer(ACT_FAILURES, play, types.from_act)
+
+        @strawberry.mutation(
+            description="The caller's player leaves: a bot of `kind` takes the seat over "
+            "(the worker plays it) and the caller's token stops working."
+        )
+        async def hand_seat_to_bot(
+            self, info: Info, match_id: strawberry.ID, kind: BotKind,
+        ) -> hand_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def hand() -> Any:
+                token = ctx.credentials()
+                if token is None:
+                    raise ApiError.of("unauthorized", "Handing a seat over needs its token.")
+                return await ctx.service.hand_seat_to_bot(str(match_id), token, kind.value)
+
+            return await answer(HAND_FAILURES, hand, types.from_state)
 
     return Mutation

@@ -31,6 +31,9 @@ T = TypeVar("T")
 
 READ_FAILURES: tuple[type, ...] = (NotFound, Unauthorized, BadRequest, Unavailable)
 CREATE_FAILURES: tuple[type, ...] = (BadRequest, Unavailable)
+HAND_FAILURES: tuple[type, ...] = (
+    MatchFinished, Unauthorized, NotFound, BadRequest, Unavailable
+)
 ACT_FAILURES: tuple[type, ...] = (
     VersionConflict,
     IllegalMove,

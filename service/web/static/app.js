@@ -133,7 +133,9 @@ function renderSeatKinds() {
     const id = `seat-kind-${seat}`;
     const select = el("select", { id, "data-seat": seat, name: id },
       el("option", { value: "human", text: "Human, in this browser" }),
-      el("option", { value: "bot", text: "Bot, played by the server" }));
+      el("option", { value: "bot", text: "Greedy bot, played by the server" }),
+      el("option", { value: "bot:search", text: "Search bot (stronger, slower)" }),
+      el("option", { value: "bot:random", text: "Random bot" }));
     select.value = previous.get(String(seat)) || (seat === 0 ? "human" : "bot");
     list.append(el("div", { class: "field inline" }, el("label", { for: id, text: `Seat ${seat}` }), select));
   }
@@ -191,11 +193,16 @@ async function createMatch(event) {
   clearMessage();
   const game = currentGame();
   const players = Number($("players").value);
-  const bots = [...$("seat-list").querySelectorAll("select")]
-    .filter((s) => s.value === "bot")
-    .map((s) => Number(s.dataset.seat));
+  // bots: {"<seat>": "<kind>"}; the plain "bot" choice is the greedy bot.
+  const botSeats = {};
+  for (const select of $("seat-list").querySelectorAll("select")) {
+    if (select.value.startsWith("bot")) {
+      botSeats[select.dataset.seat] = select.value === "bot" ? "greedy" : select.value.slice(4);
+    }
+  }
+  const bots = Object.keys(botSeats).map(Number);
   const body = { game: game.id, players, options: readOptions() };
-  if (bots.length) body.bots = bots;
+  if (bots.length) body.bots = botSeats;
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const button = $("create");
@@ -521,8 +528,10 @@ function renderSeats() {
   list.replaceChildren();
   const count = state.view && state.view.players ? state.view.players : (state.view.seats || []).length;
   for (let seat = 0; seat < count; seat += 1) {
+    // Bot seats are public (state.bots: {"<seat>": kind}), also for a player who joined.
+    const botKind = (state.bots || {})[String(seat)];
     const who = session.tokens.has(seat) ? "played in this browser"
-      : session.bots.has(seat) ? "bot" : "another player";
+      : botKind ? `${botKind} bot` : session.bots.has(seat) ? "bot" : "another player";
     const active = state.activeSeats.includes(seat) ? " — to move" : "";
     const item = el("li", { "data-seat": seat }, el("span", { text: `${seatName(seat)}: ${who}${active}` }));
     const token = session.tokens.get(seat);

@@ -27,6 +27,25 @@ class MatchStatus(Enum):
     finished = "finished"
 
 
+@strawberry.enum(description="A built-in computer player.")
+class BotKind(Enum):
+    random = "random"
+    greedy = "greedy"
+    search = "search"
+
+
+@strawberry.type(description="A seat played by a bot (the worker plays it).")
+class BotSeat:
+    seat: int
+    kind: BotKind
+
+
+@strawberry.input(description="A bot seat of a new match.")
+class BotSeatInput:
+    seat: int
+    kind: BotKind
+
+
 @strawberry.type(description="A game this build hosts.")
 class Game:
     id: str
@@ -108,6 +127,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             description="The caller's seat; null for a spectator."
         )
         active_seats: list[int] = strawberry.field(description="Seats that may act now.")
+        bots: list[BotSeat] = strawberry.field(
+            description="Seats played by bots, and which bot."
+        )
         view: view_type = strawberry.field(  # type: ignore[valid-type]
             description="What the caller may see: the View type of the match's game."
         )
@@ -158,7 +180,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         return MatchState(
             match_id=strawberry.ID(state.match_id), game=state.game, version=state.version,
             status=MatchStatus(state.status), seat=state.seat,
-            active_seats=list(state.active_seats), view=games.view.convert(state.view),
+            active_seats=list(state.active_seats),
+            bots=[BotSeat(seat=int(s), kind=BotKind(k)) for s, k in state.bots.items()],
+            view=games.view.convert(state.view),
             result=None if state.result is None else games.result.convert(state.result),
         )
 

@@ -1,0 +1,217 @@
+"""The bot worker: plays bot seats as the store signals them due.
+
+Every write that leaves a bot seat active signals its match as due (``store.signal_due``:
+on Redis an entry of the stream ``{prefix}bots:due``, read through the consumer group
+``workers``; in memory an in-process queue). A worker claims signals, and for each match:
+
+1. loads it (through ``MatchService``, like any request);
+2. for every active bot seat, asks that seat's bot for a move given the seat's VIEW and legal
+   moves only -- in a thread, so the event loop keeps serving while a search bot thinks;
+3. stores the move with ``MatchService.act_as_bot`` pinned to the loaded version: the same
+   checks and compare-and-set as a human's move. A conflict (a human moved meanwhile) means
+   reload and think again, never a forked history;
+4. repeats until no bot seat is active (or the match is over), then acknowledges.
+
+Signals are delivered at least once and carry nothing but the match id, so duplicates are
+harmless: the worker always looks at the state. A signal claimed by a worker that died is
+taken back by a restarted worker of the same name at once (``resume_due``) and by any other
+worker once it has been pending ``reclaim_idle_ms``.
+
+``skyline worker`` runs one (``--concurrency`` matches at a time); ``skyline serve`` on the
+embedded store runs one inside the server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import os
+import socket
+from typing import Any
+
+from service import games
+from service.api.errors import ApiError
+from service.api.service import MatchService
+from service.bots import Budget, get_bot
+from service.games.base import dump_action
+from service.store import DueSignal
+from service.store.base import DUE_RECLAIM_IDLE_MS
+
+log = logging.getLogger("skyline.worker")
+
+DEFAULT_BUDGET = Budget(iterations=100, seconds=2.0)
+"""Per move of a ``search`` bot: at most 100 simulations or 2 s, whichever comes first."""
+MAX_MOVES_PER_CLAIM = 5000
+"""A bound on the moves one claim plays (a match of bots only would otherwise never yield)."""
+
+
+def default_consumer() -> str:
+    """``host:pid``: unique per process; pass a stable name to resume after a restart."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class BotWorker:
+    """Claims due matches from ``service.store`` and plays their bot seats."""
+
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        consumer: str | None = None,
+        concurrency: int = 4,
+        budget: Budget = DEFAULT_BUDGET,
+        block_ms: int = 1000,
+        reclaim_idle_ms: int = DUE_RECLAIM_IDLE_MS,
+        retry_pause: float = 1.0,
+    ) -> None:
+        self.service = service
+        self.store = service.store
+        self.consumer = consumer or default_consumer()
+        self.concurrency = max(1, concurrency)
+        self.budget = budget
+        self.block_ms = block_ms
+        self.reclaim_idle_ms = reclaim_idle_ms
+        self.retry_pause = retry_pause
+        self.moves = 0
+        """Bot moves stored by this worker (metrics, tests)."""
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=self.concurrency, thread_name_prefix="skyline-bot"
+        )
+        # match id -> signals claimed for it while it is being handled (acked together)
+        self._running: dict[str, list[str]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = asyncio.Event()
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Claim and handle signals until ``stop()``."""
+        try:
+            try:
+                self._dispatch(await self.store.resume_due(self.consumer))
+            except (ApiError, OSError) as exc:  # StoreUnavailable is an OSError
+                log.warning("worker %s: cannot resume pending signals: %s", self.consumer, exc)
+            while not self._stopping.is_set():
+                free = self.concurrency - len(self._running)
+                if free <= 0:
+                    await asyncio.wait(set(self._tasks), return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                try:
+                    claimed = await self.store.claim_due(
+                        self.consumer, count=free, block_ms=self.block_ms,
+                        reclaim_idle_ms=self.reclaim_idle_ms,
+                    )
+                except OSError as exc:
+                    log.warning("worker %s: store unavailable: %s", self.consumer, exc)
+                    await self._pause()
+                    continue
+                self._dispatch(claimed)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            if self._tasks:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def _pause(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), self.retry_pause)
+
+    def _dispatch(self, signals: list[DueSignal]) -> None:
+        for signal in signals:
+            held = self._running.get(signal.match_id)
+            if held is not None:
+                held.append(signal.token)  # the running handler looks again before acking
+                continue
+            self._running[signal.match_id] = [signal.token]
+            task = asyncio.create_task(self._handle(signal.match_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _handle(self, match_id: str) -> None:
+        try:
+            while True:
+                seen = len(self._running[match_id])
+                done = await self.play(match_id)
+                if not done:
+                    return  # not acked: retried (resume / reclaim) later
+                if len(self._running[match_id]) == seen:
+                    break
+                # Signalled again while we played: look once more before acknowledging.
+            tokens = self._running[match_id]
+            try:
+                await self.store.ack_due(tokens)
+            except OSError as exc:
+                log.warning("worker %s: ack failed for %s: %s", self.consumer, match_id, exc)
+        except Exception:
+            log.exception("worker %s: match %s failed", self.consumer, match_id)
+        finally:
+            self._running.pop(match_id, None)
+
+    # -- one match --------------------------------------------------------------------------
+
+    async def play(self, match_id: str) -> bool:
+        """Play ``match_id``'s bot seats until none is active. True when handled (including
+        a match that is gone or finished); False when the store failed (try again later)."""
+        service = self.service
+        for _ in range(MAX_MOVES_PER_CLAIM):
+            try:
+                version, record = await service._load(match_id)
+            except ApiError as error:
+                if error.code == "match_not_found":
+                    return True
+                await self._pause()
+                return False
+            if record.finished or not record.bots:
+                return True
+            engine = games.get(record.game)
+            state = engine.loads(record.state)
+            due = sorted(set(record.bots) & engine.active_seats(state))
+            if not due:
+                return True
+            seat = due[0]
+            moves = engine.legal_actions(state, seat)
+            if not moves:
+                return True
+            view = engine.view(state, seat)
+            bot = get_bot(record.bots[seat], seed=record.seed, budget=self.budget)
+            move = await asyncio.get_running_loop().run_in_executor(
+                self._pool, bot.choose, engine, view, moves, seat
+            )
+            if move not in moves:
+                move = moves[0]
+            try:
+                await service.act_as_bot(
+                    match_id, seat, dump_action(engine, move), expected_version=version
+                )
+                self.moves += 1
+            except ApiError as error:
+                if error.code in ("version_conflict", "not_your_turn"):
+                    continue  # someone moved meanwhile: reload and think again
+                if error.code in ("match_not_found", "match_finished"):
+                    return True
+                if error.code == "store_unavailable":
+                    await self._pause()
+                    return False
+                log.error("worker: bot seat %s of %s refused: %s", seat, match_id, error)
+                return True
+        return True
+
+
+async def run_worker(
+    service: MatchService, stop: asyncio.Event | None = None, **options: Any
+) -> None:
+    """Run a ``BotWorker`` until ``stop`` is set (or the task is cancelled)."""
+    worker = BotWorker(service, **options)
+    if stop is None:
+        await worker.run()
+        return
+    runner = asyncio.create_task(worker.run())
+    await stop.wait()
+    worker.stop()
+    await runner
