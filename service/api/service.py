@@ -127,7 +127,7 @@ def _with_handover(record: MatchRecord, logged: LogRecord) -> MatchRecord:
     if logged.seat is None and isinstance(action, dict) and action.get("type") == "seat_to_bot":
         seat, kind = action.get("seat"), action.get("kind")
         if isinstance(seat, int) and isinstance(kind, str):
-            return replace(record, bots={**record.bots, seat: kind})
+            return replace(record, bots=dict(sorted({**record.bots, seat: kind}.items())))
     return record
 
 
@@ -441,9 +441,8 @@ class MatchService:
             state = engine.loads(record.state)
             if record.finished or engine.result(state) is not None:
                 raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
-            bots = {**record.bots, own: kind}
-            self._bot_seats(engine, record.players, {str(s): k for s, k in bots.items()},
-                            all_bots=True)
+            wanted = {str(s): k for s, k in {**record.bots, own: kind}.items()}
+            bots = self._bot_seats(engine, record.players, wanted, all_bots=True)
             tokens = tuple(None if s == own else t for s, t in enumerate(record.tokens))
             new_record = replace(record, bots=bots, tokens=tokens, updated=int(self._clock()))
             entry = LogRecord(seat=None, action={"type": "seat_to_bot", "seat": own,

@@ -1,0 +1,102 @@
+"""Bot seats on the embedded store: `skyline serve` without Redis runs the bot worker inside
+the server (an asyncio task of the app's lifespan). Humans play random legal moves over REST,
+the SSE stream shows every version in order, and the bots' moves come from the worker."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+
+from service.app import Settings, create_app
+from service.bots import Budget
+from service.store.memory import MemoryStore
+from tests.api.conftest import LiveServer, serve_in_thread
+
+from .helpers import Watched, assert_contiguous, auth, create, follow, play_to_the_end
+
+SMALL = {"budget": Budget(iterations=3)}  # search bots think a little: bounded tests
+
+
+@pytest.fixture
+def live() -> Iterator[LiveServer]:
+    app = create_app(MemoryStore(), settings=Settings(worker_options=SMALL))
+    with serve_in_thread(app) as server:
+        yield server
+
+
+@pytest.fixture
+async def http(live: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=live.url, timeout=60) as client:
+        yield client
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "bots"),
+    [
+        ("ny1901", 2, {"1": "search"}),
+        ("ginkgopolis", 3, {"1": "greedy", "2": "search"}),  # simultaneous card choices
+    ],
+)
+async def test_a_match_with_bot_seats_finishes_through_the_in_process_worker(
+    live: LiveServer, http: httpx.AsyncClient, game: str, players: int, bots: dict[str, str]
+) -> None:
+    match_id, tokens = await create(http, game, players, bots, seed=11)
+    assert set(tokens) == set(range(players)) - {int(s) for s in bots}
+    watched = Watched()
+    reader = asyncio.create_task(follow(http, match_id, watched))
+    final = await play_to_the_end(http, match_id, tokens, seed=5, watched=watched)
+    await reader
+    assert final["status"] == "finished"
+    assert final["bots"] == bots
+    log = (await http.get(f"/v1/matches/{match_id}/log")).json()["entries"]
+    assert_contiguous(watched, log, final["version"])
+    assert {str(e["seat"]) for e in log} >= set(bots)  # every bot seat moved
+    assert live.app.state.worker.moves == sum(1 for e in log if str(e["seat"]) in bots)
+
+
+async def test_a_seat_handed_to_a_bot_is_played_to_the_end(
+    live: LiveServer, http: httpx.AsyncClient
+) -> None:
+    match_id, tokens = await create(http, "ny1901", 2, {"1": "greedy"}, seed=3)
+    watched = Watched()
+    reader = asyncio.create_task(follow(http, match_id, watched))
+    url = f"/v1/matches/{match_id}"
+    # Seat 0 plays a few moves, then leaves: its seat goes to a random bot.
+    moves_made = 0
+
+    async def until_three_moves() -> bool:
+        nonlocal moves_made
+        state = (await http.get(url, headers=auth(tokens[0]))).json()
+        moves_made = sum(1 for e in (await http.get(f"{url}/log")).json()["entries"]
+                         if e["seat"] == 0)
+        return moves_made < 3 and state["status"] == "active"
+
+    await play_to_the_end(http, match_id, tokens, seed=1, watched=watched,
+                          pause=until_three_moves)
+    wrong = await http.post(f"{url}/seats/1/bot", headers=auth(tokens[0]),
+                            json={"kind": "random"})
+    assert (wrong.status_code, wrong.json()["code"]) == (401, "unauthorized")
+    bad = await http.post(f"{url}/seats/0/bot", headers=auth(tokens[0]), json={"kind": "x"})
+    assert (bad.status_code, bad.json()["code"]) == (422, "bad_bots")
+    handed = await http.post(f"{url}/seats/0/bot", headers=auth(tokens[0]),
+                             json={"kind": "random"})
+    assert handed.status_code == 200, handed.text
+    assert handed.json()["bots"] == {"0": "random", "1": "greedy"}
+    assert handed.json()["seat"] is None
+    # The token no longer acts (nor hands over again).
+    moves = (await http.get(f"{url}/legal-moves")).json()
+    refused = await http.post(f"{url}/actions", headers=auth(tokens[0]),
+                              json={"action": {"type": "pass"}})
+    assert (refused.status_code, refused.json()["code"]) == (401, "unauthorized")
+    assert moves["moves"] == []
+    async with asyncio.timeout(300):
+        await reader  # the stream ends with the final state: the bots finished it
+    assert watched.latest is not None and watched.latest["status"] == "finished"
+    log = (await http.get(f"{url}/log")).json()["entries"]
+    assert_contiguous(watched, log, watched.latest["version"])
+    handover = [e for e in log if e["seat"] is None]
+    assert len(handover) == 1  # the hand-over is one version of its own
+    assert any(e["seat"] == 0 and e["version"] > handover[0]["version"] for e in log)
