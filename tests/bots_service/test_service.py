@@ -129,8 +129,10 @@ def test_graphql_bot_seats_and_hand_over() -> None:
         match_id = created["matchId"]
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
         assert set(tokens) == {0, 1}
-        state = gql("query($id: ID!) { match(id: $id) { ... on MatchState { bots { seat kind } } } }",
-                    {"id": match_id})["match"]
+        state = gql(
+            "query($id: ID!) { match(id: $id) { ... on MatchState { bots { seat kind } } } }",
+            {"id": match_id},
+        )["match"]
         assert state["bots"] == [{"seat": 2, "kind": "random"}]
         hand = """mutation($id: ID!) { handSeatToBot(matchId: $id, kind: random) {
                     __typename ... on MatchState { seat bots { seat kind } }
@@ -146,7 +148,7 @@ def test_graphql_bot_seats_and_hand_over() -> None:
 
         async def finished() -> None:
             async with asyncio.timeout(120):  # a safety net, not a measurement
-                async for version in store.watch(match_id, 0):
+                async for _ in store.watch(match_id, 0):
                     _, data = await store.load(match_id)
                     if MatchRecord.decode(data).finished:
                         return
