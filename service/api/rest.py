@@ -231,11 +231,19 @@ async def match_events(request: Request) -> Response:
             yield event(current)
             if current.status == "finished":
                 return
-        async for state in service.watch(match_id, token, current.version if after is None
-                                         else after):
-            yield event(state)
-            if state.status == "finished":
-                return
+        try:
+            async for state in service.watch(match_id, token, current.version if after is None
+                                             else after):
+                yield event(state)
+                if state.status == "finished":
+                    return
+        except ApiError as error:
+            # The store went away mid-stream (the headers are sent: no problem document
+            # now). End the stream cleanly with a reconnection delay; the EventSource comes
+            # back with Last-Event-ID and loses nothing (503 + Retry-After until the store
+            # answers again).
+            retry_after = int(error.extra.get("retryAfter") or 1)
+            yield ServerSentEvent(comment=error.code, retry=retry_after * 1000)
 
     return EventSourceResponse(
         stream(), ping=SSE_PING_SECONDS, send_timeout=30, headers={"Cache-Control": "no-store"}
