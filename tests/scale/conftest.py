@@ -57,6 +57,13 @@ class Replica:
             return "(no log)"
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
+    def unhandled_errors(self) -> list[str]:
+        """Lines of the process's output that report an unhandled error (a traceback)."""
+        if not self.log_path.exists():
+            return []
+        lines = self.log_path.read_text(errors="replace").splitlines()
+        return [line for line in lines if line.startswith("Traceback") or "unhandled" in line]
+
     def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> None:
         """Until ``/readyz`` answers 200 (the app is up and its store answers)."""
         deadline = time.monotonic() + timeout
@@ -142,6 +149,9 @@ class ReplicaFactory:
 
     def close(self) -> None:
         for replica in self.started:
+            tail = replica.log_tail(40).strip()
+            if "\n" in tail:  # more than the banner; shown by pytest when the test failed
+                print(f"--- skyline serve on {replica.port} ---\n{tail}")
             try:
                 replica.stop()
             except Exception:

@@ -102,6 +102,8 @@ async def test_three_replicas_bots_and_watchers_see_every_version(
         counts = [await actions_stored(client, r.url) for r in (a, b, c)]
         assert counts[0] > 0 and counts[1] > 0 and counts[2] == 0, counts
         assert sum(counts) == len({x.key for x in ledger.accepted})
+        for replica in (a, b, c):  # faults are handled, not crashed through
+            assert not replica.unhandled_errors(), replica.log_tail()
 
     assert {m.game for m in matches} == set(games.ids())
     assert not ledger.unavailable, ledger.unavailable

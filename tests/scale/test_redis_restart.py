@@ -141,6 +141,8 @@ async def test_single_redis_stopped_and_restarted_during_play(
                 assert watch.statuses[-1] == "finished"
             # At least one watcher had its stream cut by the outage and resumed.
             assert any(w.reconnects for w in watches)
+            for replica in (a, b):  # faults are handled, not crashed through
+                assert not replica.unhandled_errors(), replica.log_tail()
             print(f"\n{__name__}: {ledger.summary()}")
     finally:
         await asyncio.to_thread(server.close)

@@ -178,6 +178,8 @@ async def test_replica_killed_mid_request_clients_retry_elsewhere(
         for match in matches:
             await check_log(http, b.url, match, ledger)
         assert ledger.transport_errors > 0  # the players met the dead replica too
+        for replica in (b, c):  # faults are handled, not crashed through
+            assert not replica.unhandled_errors(), replica.log_tail()
         print(f"\n{__name__}: {ledger.summary()}")
     with contextlib.suppress(redis.RedisError):
         direct.close()
