@@ -68,7 +68,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 ENV_URL = "SKYLINE_BENCH_REDIS_URL"
 ENV_PREFIX = "SKYLINE_BENCH_PREFIX"
@@ -438,7 +438,7 @@ def measure_storage(server: Server, redis_url: str, prefix: str, matches: int
                     moves += 1
                 key = f"{prefix}match:{{{match_id}}}"  # RedisStore.key / log_key
                 log_key = key + ":log"
-                entries = client.xrange(log_key)
+                entries = cast(list[tuple[bytes, dict[bytes, bytes]]], client.xrange(log_key))
                 rows.append({
                     "game": engine.id,
                     "moves": moves,

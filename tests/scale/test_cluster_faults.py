@@ -124,6 +124,6 @@ async def test_cluster_primary_fault_during_play_loses_nothing(
         # Whatever the clients met (503s inside the failover window, cut connections), no
         # request ended in a server error: every act answer was 2xx, 409 or 422.
         assert set(ledger.unavailable) <= {"store_unavailable", "busy"}
-        for replica in (a, b):  # faults are handled, not crashed through
-            assert not replica.unhandled_errors(), replica.log_tail()
+        for server in (a, b):  # faults are handled, not crashed through
+            assert not server.unhandled_errors(), server.log_tail()
         print(f"\n{__name__}: {ledger.summary()}")

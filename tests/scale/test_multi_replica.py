@@ -76,13 +76,13 @@ async def test_three_replicas_bots_and_watchers_see_every_version(
         try:
             # Every watcher holds the initial state (version 0) before anyone moves.
             await asyncio.gather(*(w.ready.wait() for _, w in watches))
-            players = [
+            seats = [
                 play_seat(client, writers, match, seat, ledger, seed=1000 * i + seat,
                           deadline=deadline)
                 for i, match in enumerate(matches)
                 for seat in range(match.players)
             ]
-            await asyncio.gather(*players)
+            await asyncio.gather(*seats)
             await asyncio.gather(*watchers)
         finally:
             await cancel(watchers)
