@@ -59,6 +59,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -576,6 +577,7 @@ def orchestrate(args: argparse.Namespace) -> int:
             own.close()
         else:
             _delete_prefix(redis_url, prefix)
+        shutil.rmtree(workdir, ignore_errors=True)  # server logs, profiles (printed above)
     print(report(cells, storage, args))
     if args.json:
         Path(args.json).write_text(json.dumps({"cells": cells, "storage": storage}, indent=2))
