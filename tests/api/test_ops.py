@@ -256,7 +256,7 @@ def test_a_lost_due_signal_is_sent_again_by_the_next_read() -> None:
         assert response.json()["state"]["activeSeats"] == [1]  # the bot owes a move
         assert store.signals == 1
         state = client.get(match.url, headers=match.auth(0)).json()  # signals again
-        assert store.signals == 2
+        assert store.signals >= 2  # (and the bot's own moves may signal again)
         if state["version"] == 1:
             wait_past(client, match.id, 1)
         assert stored(client, match.id)[0] >= 2
