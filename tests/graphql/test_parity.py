@@ -36,7 +36,8 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
         schema = next(r for r in app.routes if getattr(r, "path", "") == "/graphql").endpoint
         gql = GraphQLClient(http, schema.schema)
         view, move = gql.selection("MatchView", game), gql.selection("Move", game)
-        state = f"""matchId game version status seat activeSeats view {{ {view} }}
+        state = f"""matchId game version status seat activeSeats bots {{ seat kind }}
+                    view {{ {view} }}
                     result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners }}"""
         read = f"""query($id: ID!) {{
           match(id: $id) {{ ... on MatchState {{ {state} }} }}
@@ -67,7 +68,11 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
             headers = {"Authorization": f"Bearer {token}"} if token else {}
             data = gql(read, {"id": match_id}, token)
             base = f"/v1/matches/{match_id}"
-            assert normal(data["match"]) == normal(http.get(base, headers=headers).json())
+            rest_state = http.get(base, headers=headers).json()
+            # Bot seats: a {"seat": kind} map in REST, a list of {seat, kind} in GraphQL.
+            rest_state["bots"] = [{"seat": int(s), "kind": k}
+                                  for s, k in rest_state["bots"].items()]
+            assert normal(data["match"]) == normal(rest_state)
             rest_moves = http.get(f"{base}/legal-moves", headers=headers).json()
             assert normal(data["legalMoves"]) == normal(rest_moves)
             assert normal(data["log"]) == normal(http.get(f"{base}/log", headers=headers).json())
