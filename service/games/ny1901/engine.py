@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -39,7 +39,13 @@ class Ny1901Options(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     expert: bool = False
     challenge: ChallengeChoice = "random"
-    streets: list[StreetCard] | None = Field(default=None)
+    streets: (
+        Annotated[
+            list[StreetCard],
+            Field(min_length=3, max_length=3, json_schema_extra={"uniqueItems": True}),
+        ]
+        | None
+    ) = None
 
     @field_validator("streets")
     @classmethod
