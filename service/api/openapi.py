@@ -24,6 +24,7 @@ from .models import (
     CreateMatchRequest,
     CreateMatchResponse,
     GameInfo,
+    HandSeatRequest,
     LegalMoves,
     LogEntryOut,
     LogPage,
@@ -128,6 +129,12 @@ def document_models() -> dict[str, tuple[Any, Any]]:
             Field(default=None, description="Act only at this version (else 409)."),
         ),
     )
+    hand_request = create_model(
+        "HandSeatRequest", __base__=HandSeatRequest,
+        kind=(Literal["random", "greedy", "search"],
+              Field(description="The bot that takes the seat over (greedy and search: only "
+                    "for games with a bot model, else 422 bad_bots).")),
+    )
     variants = [v for e in engines for v in _create_variants(e)]
     create: Any = _union(variants) if variants else CreateMatchRequest
     create_request = create_model(
@@ -141,6 +148,7 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "LegalMoves": (moves, "serialization"),
         "ActRequest": (act_request, "validation"),
         "ActResponse": (act_response, "serialization"),
+        "HandSeatRequest": (hand_request, "validation"),
         "LogPage": (page, "serialization"),
         "Problem": (Problem, "serialization"),
     }
@@ -317,6 +325,22 @@ def _paths() -> dict[str, Any]:
                 "200": _json("ActResponse", "Applied.", headers=ETAG,
                              links=_links_same_seat("getMatch", "getLegalMoves", "getLog")),
                 **_problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
+            },
+        }},
+        "/v1/matches/{matchId}/seats/{seat}/bot": {"post": {
+            "operationId": "handSeatToBot", "summary": "Hand your seat to a bot (you leave).",
+            "tags": ["matches"],
+            "description": "Authorized by that seat's token, which stops working: from now on "
+            "the bot worker plays the seat. Answers the match as a spectator sees it. The "
+            "hand-over is a version of its own (a log entry with `seat: null`).",
+            "parameters": [MATCH_ID_PARAM, {
+                "name": "seat", "in": "path", "required": True, "description": "Your seat.",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}, ACT_AUTH_PARAM],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/HandSeatRequest"}}}},
+            "responses": {
+                "200": _json("MatchState", "Handed over.", headers=ETAG),
+                **_problems(400, 401, 404, 409, 413, 415, 422, 503),
             },
         }},
         "/v1/matches/{matchId}/log": {"get": {
