@@ -103,8 +103,12 @@ class BotWorker:
                         self.consumer, count=free, block_ms=self.block_ms,
                         reclaim_idle_ms=self.reclaim_idle_ms,
                     )
-                except OSError as exc:
+                except OSError as exc:  # StoreUnavailable
                     log.warning("worker %s: store unavailable: %s", self.consumer, exc)
+                    await self._pause()
+                    continue
+                except Exception:  # never let one bad reply end the worker
+                    log.exception("worker %s: claiming due matches failed", self.consumer)
                     await self._pause()
                     continue
                 self._dispatch(claimed)

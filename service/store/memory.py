@@ -11,7 +11,9 @@ Same contract as the Redis store (``base.py``), for one process and one event lo
   can move time forward instead of sleeping. Expired matches vanish on access and are swept
   periodically (every ``SWEEP_EVERY`` creates) so the process does not keep them; watchers of
   an expired match end when it vanishes.
-- ``round_trips`` counts operations, for parity with the Redis store's counter.
+- ``round_trips`` counts operations, for parity with the Redis store's counter -- except
+  ``claim_due`` / ``resume_due``: the in-process bot worker polls them, and the counter
+  measures what requests cost.
 - Due signals (bot seats) are an in-process queue: a signal for a match already waiting in
   the queue is not queued twice; claimed signals stay pending until acknowledged and are
   reclaimed after ``reclaim_idle_ms`` on the store's clock.
@@ -193,7 +195,6 @@ class MemoryStore:
         *,
         reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
     ) -> list[DueSignal]:
-        self.round_trips += 1
         now = self._clock()
         out: list[DueSignal] = []
         if reclaim_idle_ms is not None:
@@ -221,7 +222,6 @@ class MemoryStore:
         return out
 
     async def resume_due(self, consumer: str, count: int = 256) -> list[DueSignal]:
-        self.round_trips += 1
         mine = [s for s, owner, _ in self._due_pending.values() if owner == consumer]
         return mine[:count]
 
