@@ -60,7 +60,7 @@ class MemoryStore:
         # token -> (signal, consumer, delivered at): delivered, not acknowledged yet
         self._due_pending: dict[str, tuple[DueSignal, str, float]] = {}
         self._due_serial = 0
-        self._due_arrived: asyncio.Event | None = None
+        self._due_waiters: set[asyncio.Event] = set()  # one per blocked claim_due
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -183,9 +183,8 @@ class MemoryStore:
         self._due_serial += 1
         self._due.append(DueSignal(f"{self._due_serial}-0", match_id))
         self._due_queued.add(match_id)
-        if self._due_arrived is not None:
-            self._due_arrived.set()
-            self._due_arrived = None
+        for waiter in self._due_waiters:
+            waiter.set()
 
     async def claim_due(
         self,
@@ -207,12 +206,15 @@ class MemoryStore:
             if out:
                 return out
         if not self._due and block_ms > 0:
-            if self._due_arrived is None:
-                self._due_arrived = asyncio.Event()
+            # An event per call, made on the caller's loop: the store may outlive a loop.
+            arrived = asyncio.Event()
+            self._due_waiters.add(arrived)
             try:
-                await asyncio.wait_for(self._due_arrived.wait(), block_ms / 1000)
+                await asyncio.wait_for(arrived.wait(), block_ms / 1000)
             except TimeoutError:
                 return []
+            finally:
+                self._due_waiters.discard(arrived)
         now = self._clock()
         while self._due and len(out) < count:
             signal = self._due.popleft()
