@@ -69,6 +69,8 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 the store, where braces would break the Redis Cluster hash tag)."""
 
 MAX_ACT_ATTEMPTS = 16
+RESIGNAL_AFTER_SECONDS = 2.0
+"""A read signals a match whose bot is to move again only after this long without a write."""
 MAX_IDEMPOTENCY_KEY = 255
 RETRY_AFTER_SECONDS = 1
 
@@ -162,6 +164,7 @@ class MatchService:
         self.ttl_idle = ttl_idle
         self.metrics = metrics or Metrics()
         self._clock = clock
+        self.resignal_after = RESIGNAL_AFTER_SECONDS
 
     # -- catalogue and creation -------------------------------------------------------------
 
@@ -224,7 +227,7 @@ class MatchService:
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
         state = engine.loads(record.state)
-        await self._signal_if_bot_due(match_id, engine, record, state)
+        await self._signal_if_bot_due(match_id, engine, record, state, read=True)
         return self._state(match_id, version, engine, state, seat, record)
 
     async def legal_moves(self, match_id: str, token: str | None) -> LegalMoves:
@@ -233,7 +236,7 @@ class MatchService:
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
         state = engine.loads(record.state)
-        await self._signal_if_bot_due(match_id, engine, record, state)
+        await self._signal_if_bot_due(match_id, engine, record, state, read=True)
         moves: list[Any] = []
         if seat is not None:
             moves = engine.legal_actions(state, seat)
@@ -486,12 +489,17 @@ class MatchService:
         return dict(sorted(bots.items()))
 
     async def _signal_if_bot_due(
-        self, match_id: str, engine: Engine[Any], record: MatchRecord, state: Any
+        self, match_id: str, engine: Engine[Any], record: MatchRecord, state: Any,
+        *, read: bool = False,
     ) -> None:
         """Signal the match as due when a bot seat is active (only then: a match without
         bots costs nothing). Best effort: the write is stored; a lost signal is sent again
-        by the next read of the match."""
+        by a later read of the match (``read``): once the bot's turn has waited
+        ``resignal_after`` seconds since the last write, so that clients polling while a
+        bot thinks do not flood the workers with duplicates."""
         if not record.bots or record.finished:
+            return
+        if read and self._clock() - record.updated < self.resignal_after:
             return
         if not set(record.bots) & engine.active_seats(state):
             return

@@ -248,7 +248,9 @@ def test_a_lost_due_signal_is_sent_again_by_the_next_read() -> None:
             await super().signal_due(match_id)
 
     store = LosesFirstSignal()
-    with TestClient(make_app(store)) as client:
+    app = make_app(store)
+    app.state.match_service.resignal_after = 0  # (else: only once the bot waited 2 s)
+    with TestClient(app) as client:
         match = create(client, players=2, bots={"1": "random"})  # seat 0 starts: no signal
         response = client.post(f"{match.url}/actions", headers=match.auth(0),
                                json={"action": {"type": "pass"}})

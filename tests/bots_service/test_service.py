@@ -157,3 +157,28 @@ def test_graphql_bot_seats_and_hand_over() -> None:
         client.portal.call(finished)  # every seat is a bot now: the worker ends the match
         log = client.portal.call(store.log, match_id)
         assert [e.version for e in log] == list(range(1, len(log) + 1))
+
+
+async def test_reads_signal_a_waiting_bot_again_only_after_a_while() -> None:
+    """The safety net for a lost signal: a read of a match whose bot is to move signals it
+    again -- once the bot's turn has waited ``resignal_after`` without a write, so polling
+    clients do not flood the workers."""
+    from service.api.models import CreateMatchRequest
+
+    now = [1000.0]
+    store = MemoryStore()
+    service = MatchService(store, ttl_finished=None, ttl_idle=None, clock=lambda: now[0])
+    created = await service.create_match(CreateMatchRequest(
+        game=TOY, players=2, seed=3, bots={"1": "random"}))
+    match_id, token = created.match_id, created.seats[0].token
+    await service.act(match_id, token, {"type": "pass"}, None, None)
+    signalled = await store.claim_due("test", count=10, block_ms=0)
+    assert [s.match_id for s in signalled] == [match_id]  # the write signalled
+    await store.ack_due([s.token for s in signalled])
+    await service.get_state(match_id, None)
+    assert await store.claim_due("test", count=10, block_ms=0) == []  # too soon
+    now[0] += service.resignal_after
+    await service.get_state(match_id, None)
+    await service.legal_moves(match_id, token)
+    again = await store.claim_due("test", count=10, block_ms=0)
+    assert {s.match_id for s in again} == {match_id}
