@@ -62,3 +62,13 @@ def test_registry_and_budget_parsing() -> None:
     assert Budget.parse("0.5s") == Budget(iterations=None, seconds=0.5)
     assert Budget.parse("300,0.5s") == Budget(iterations=300, seconds=0.5)
     assert Budget.parse(None) == Budget()
+
+
+@pytest.mark.parametrize("game", ["ny1901", "ginkgopolis"])
+def test_a_time_budget_still_answers_a_legal_move(game: str) -> None:
+    eng = engine(game)
+    state = eng.setup(2, None, 12)
+    seat = min(eng.active_seats(state))
+    legal = eng.legal_actions(state, seat)
+    bot = get_bot("search", 1, Budget(iterations=None, seconds=0.01))
+    assert bot.choose(eng, eng.view(state, seat), legal, seat) in legal
