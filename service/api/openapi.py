@@ -129,9 +129,10 @@ def document_models() -> dict[str, tuple[Any, Any]]:
             Field(default=None, description="Act only at this version (else 409)."),
         ),
     )
+    bot_kind: Any = Literal["random", "greedy", "search"]
     hand_request = create_model(
         "HandSeatRequest", __base__=HandSeatRequest,
-        kind=(Literal["random", "greedy", "search"],
+        kind=(bot_kind,
               Field(description="The bot that takes the seat over (greedy and search: only "
                     "for games with a bot model, else 422 bad_bots).")),
     )
