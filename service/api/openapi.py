@@ -73,7 +73,10 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
         ]
         count: Any = Literal[players]
         kind: Any = Literal[_bot_kinds(engine)]
-        bots: Any = Annotated[dict[seat, kind], Field(max_length=players - 1)] | None
+        bots: Any = Annotated[
+            dict[seat, kind],
+            Field(max_length=players - 1, json_schema_extra={"additionalProperties": False}),
+        ] | None
         variants.append(
             create_model(
                 f"Create{_camel_id(engine.id)}Match{players}",
