@@ -38,7 +38,8 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
         view, move = gql.selection("MatchView", game), gql.selection("Move", game)
         state = f"""matchId game version status seat activeSeats bots {{ seat kind }}
                     view {{ {view} }}
-                    result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners }}"""
+                    result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners
+                             opponents {{ name score rank breakdown {{ rule points }} }} }}"""
         read = f"""query($id: ID!) {{
           match(id: $id) {{ ... on MatchState {{ {state} }} }}
           legalMoves(matchId: $id) {{ ... on LegalMoves {{ matchId version seat
