@@ -174,9 +174,9 @@ def _add_bot_flags(parser: argparse.ArgumentParser, concurrency_flag: str) -> No
         help="matches the bot worker plays at once (SKYLINE_WORKER_CONCURRENCY)",
     )
     parser.add_argument(
-        "--bot-budget", type=_budget, default=_env("BOT_BUDGET", "100,2s", _budget),
+        "--bot-budget", type=_budget, default=_env("BOT_BUDGET", None, _budget),
         help="thinking per move of a search bot: iterations and/or seconds, e.g. 100,2s "
-        "(SKYLINE_BOT_BUDGET)",
+        "(SKYLINE_BOT_BUDGET; default per game: 100,2s, Ginkgopolis 300,2s)",
     )
 
 
