@@ -129,7 +129,8 @@ def test_sdl_of_the_sample_types() -> None:
         "union SmpViewLast = SmpBuild | SmpPass | SmpMove",
         "hand: [Int!]\n",
         '"""Waypoints."""\n  via: [SmpCoord!]!',
-        "type Result {\n  seats: [SeatResult!]!\n  winners: [Int!]!\n  opponents: [OpponentResult!]!\n}",
+        "type Result {\n  seats: [SeatResult!]!\n  winners: [Int!]!\n"
+        "  opponents: [OpponentResult!]!\n}",
     ]:
         assert expected in sdl, expected
 
