@@ -194,10 +194,10 @@ class Ny1901Engine:
             return list(found)
 
         owners: dict[int, int] = {}
-        for seat in range(state.n):
+        for holder in range(state.n):
             for index in range(len(board.lots)):
-                if state.lots[seat] >> index & 1:
-                    owners[index] = seat
+                if state.lots[holder] >> index & 1:
+                    owners[index] = holder
         lot_views = self._lot_views
         lots = []
         for index, lot in enumerate(board.lots):
