@@ -110,18 +110,25 @@ def server() -> Iterator[str]:
 
 
 def _wait_healthy(process: subprocess.Popen[bytes], base: str, log: Any) -> None:
-    for _ in range(300):
+    # A deadline, not a count: under a loaded CI machine each attempt may take a while.
+    deadline = time.monotonic() + 90
+    last_error = "no attempt"
+    while time.monotonic() < deadline:
         if process.poll() is not None:
             log.seek(0)
             pytest.fail("skyline serve exited: " + log.read().decode(errors="replace"),
                         pytrace=False)
         try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as answer:
+            with urllib.request.urlopen(base + "/healthz", timeout=2) as answer:
                 if answer.status == 200:
                     return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail("skyline serve did not answer /healthz", pytrace=False)
+                last_error = f"HTTP {answer.status}"
+        except OSError as error:
+            last_error = repr(error)
+            time.sleep(0.2)
+    log.seek(0)
+    pytest.fail(f"skyline serve did not answer {base}/healthz within 90 s (last: {last_error});"
+                f" its output:\n{log.read().decode(errors='replace')[-3000:]}", pytrace=False)
 
 
 @pytest.fixture(scope="module")
