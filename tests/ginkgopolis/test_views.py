@@ -69,3 +69,11 @@ def test_actions_survive_the_wire() -> None:
 
 def test_state_ids_are_tile_ids() -> None:
     assert T("red-1") == 0 and T("blue-1") == 20 and T("yellow-20") == 59
+
+
+def test_GK_S1_unowned_starting_buildings_are_nobody_s_not_hal_s() -> None:
+    """GK-S1: the nine starting buildings have no owner; only the solo game has a Hal."""
+    for players in (2, 3):
+        view = E.view(E.setup(players, None, 4), 0)
+        assert len(view.city) == 9
+        assert all(b.owner is None and not b.hal for b in view.city)

@@ -305,7 +305,6 @@ def _pending(s: GkState, viewer: int | None) -> GkPendingView | None:
 
 
 def make_view(s: GkState, seat: int | None) -> GkView:
-    hal_owner = s.hal if s.solo else -1
     city = []
     for key in sorted(s.stacks, key=lambda k: (xy(k)[1], xy(k)[0])):
         stack = s.stacks[key]
@@ -321,7 +320,7 @@ def make_view(s: GkState, seat: int | None) -> GkView:
                 height=len(stack),
                 tiles=[tile_view(t) for t in stack],
                 owner=owner if 0 <= owner < s.players else None,
-                hal=owner == hal_owner,
+                hal=s.solo and owner == s.hal,
                 construction_site=key in s.markers,
             )
         )
