@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 API_TYPED := $(addprefix service/api/,auth.py errors.py logdict.py metrics.py middleware.py \
 	models.py openapi.py records.py rest.py service.py) service/app.py service/cli.py
 
-.PHONY: run test lint typecheck schema bench clean install install-dev
+.PHONY: run test lint typecheck schema bench clean install install-dev screenshots
 
 $(VENV)/.ok-run: pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Skyline needs Python 3.11+"'
@@ -52,6 +52,10 @@ schema: $(VENV)/.ok-dev
 
 bench: $(VENV)/.ok-dev
 	$(PY) -m bench
+
+## Rewrite docs/screenshots/ from the browser tests (headless Chromium).
+screenshots: $(VENV)/.ok-dev
+	SKYLINE_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest tests/browser -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -26,7 +26,15 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# The committed screenshots (linked from the README) are rewritten only on request
+# (`make screenshots`, which sets SKYLINE_UPDATE_SCREENSHOTS=1): match ids differ on every
+# run, so rewriting them on every `make test` would leave the tree dirty. Otherwise the same
+# screenshots are taken into a scratch folder, so the capture is exercised on every run.
+SCREENSHOTS = (
+    ROOT / "docs" / "screenshots"
+    if os.environ.get("SKYLINE_UPDATE_SCREENSHOTS") == "1"
+    else Path(tempfile.gettempdir()) / "skyline-screenshots"
+)
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
