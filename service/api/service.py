@@ -341,23 +341,7 @@ class MatchService:
             # version, then check the pin, then ask the rules.
             parsed = self._parse_action(engine, action)
             self._check_pins(version, expected_version, if_match)
-            state = engine.loads(record.state)
-            if record.finished or engine.result(state) is not None:
-                raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
-            if seat not in engine.active_seats(state):
-                raise ApiError.of(
-                    "not_your_turn", f"Seat {seat} may not act now.", currentVersion=version
-                )
-            try:
-                new_state, events = engine.apply(state, seat, parsed)
-            except IllegalAction as refusal:
-                raise ApiError(422, refusal.code, "Illegal move", refusal.message) from None
-            new_record = replace(
-                record,
-                state=engine.dumps(new_state),
-                finished=engine.result(new_state) is not None,
-                updated=int(self._clock()),
-            )
+            new_state, events, new_record = self._play(engine, version, record, seat, parsed)
             if key is not None:
                 new_record = new_record.remember(IdempotentResult(key, version + 1, action_digest))
             entry = LogRecord(seat=seat, action=dump_action(engine, parsed), events=tuple(events))
@@ -381,6 +365,31 @@ class MatchService:
             retryAfter=RETRY_AFTER_SECONDS,
         )
 
+    def _play(
+        self, engine: Engine[Any], version: int, record: MatchRecord, seat: int, action: Any
+    ) -> tuple[Any, list[Event], MatchRecord]:
+        """The rules' part of a write, shared by human and bot moves: refuse a finished match
+        or a seat that may not act, apply the move (the engine's refusal becomes 422 with its
+        code), and return the new state, its events and the record to store."""
+        state = engine.loads(record.state)
+        if record.finished or engine.result(state) is not None:
+            raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
+        if seat not in engine.active_seats(state):
+            raise ApiError.of(
+                "not_your_turn", f"Seat {seat} may not act now.", currentVersion=version
+            )
+        try:
+            new_state, events = engine.apply(state, seat, action)
+        except IllegalAction as refusal:
+            raise ApiError(422, refusal.code, "Illegal move", refusal.message) from None
+        new_record = replace(
+            record,
+            state=engine.dumps(new_state),
+            finished=engine.result(new_state) is not None,
+            updated=int(self._clock()),
+        )
+        return new_state, events, new_record
+
     # -- bot seats --------------------------------------------------------------------------
 
     async def act_as_bot(
@@ -396,23 +405,7 @@ class MatchService:
             raise ApiError.of("unauthorized", f"Seat {seat} is not a bot seat.")
         parsed = self._parse_action(engine, action)
         self._check_pins(version, expected_version, None)
-        state = engine.loads(record.state)
-        if record.finished or engine.result(state) is not None:
-            raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
-        if seat not in engine.active_seats(state):
-            raise ApiError.of(
-                "not_your_turn", f"Seat {seat} may not act now.", currentVersion=version
-            )
-        try:
-            new_state, events = engine.apply(state, seat, parsed)
-        except IllegalAction as refusal:
-            raise ApiError(422, refusal.code, "Illegal move", refusal.message) from None
-        new_record = replace(
-            record,
-            state=engine.dumps(new_state),
-            finished=engine.result(new_state) is not None,
-            updated=int(self._clock()),
-        )
+        new_state, events, new_record = self._play(engine, version, record, seat, parsed)
         entry = LogRecord(seat=seat, action=dump_action(engine, parsed), events=tuple(events))
         if not await self._write(match_id, version, new_record, entry):
             self.metrics.cas_conflict()
