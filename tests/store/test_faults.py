@@ -25,7 +25,11 @@ from tests.support.redis_servers import RedisClusterProcesses, RedisServer
 
 pytestmark = pytest.mark.redis
 
-TEST_BOUND = 240.0  # seconds; a fault test that runs longer has hung (generous: shared CPUs)
+# Seconds; a fault test that runs longer has hung. Usually ~13 s, but one full-suite run on
+# 2 busy cores took ~4 min in the cluster-crash case (the watcher caught up slowly after the
+# failover; nothing was lost) -- a bound that tight would make CI flaky. Investigate the slow
+# catch-up rather than lowering this.
+TEST_BOUND = 480.0
 
 
 @dataclass
