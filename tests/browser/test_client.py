@@ -221,7 +221,8 @@ def test_join_with_a_token_follows_other_moves_live(page: Any, server: str) -> N
           {"action": end, "expectedVersion": 1}, token=seat0)
     page.wait_for_selector("#moves button.play")
     assert "your move" in page.inner_text("#status")
-    assert page.locator("#log li").count() >= 2
+    # The log is fetched on its own after the moves render: wait for it, don't sample it.
+    page.wait_for_function("() => document.querySelectorAll('#log li').length >= 2")
     assert page.js_errors == []
 
 
