@@ -26,6 +26,8 @@ from pydantic import BaseModel
 
 from service.games.base import Engine
 
+from .games import GameModel, model_for
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -71,6 +73,25 @@ class Bot(Protocol):
 
 class NoLegalMove(ValueError):
     """``choose`` was called with an empty list of legal moves."""
+
+
+@dataclass(frozen=True, slots=True)
+class OnlyMove:
+    """There is nothing to choose: ``action`` is the one legal move."""
+
+    action: Any
+
+
+def model_or_only_move(engine: Engine[Any], legal: Sequence[Any]) -> GameModel | OnlyMove:
+    """How a bot that thinks with the game model starts ``choose``: raises ``NoLegalMove``
+    when ``legal`` is empty, gives ``OnlyMove`` when it holds one move (no model is needed,
+    so that works for any game), else the game's model (``ValueError`` for a game without
+    one)."""
+    if not legal:
+        raise NoLegalMove("no legal move to choose from")
+    if len(legal) == 1:
+        return OnlyMove(legal[0])
+    return model_for(engine)
 
 
 def derive_rng(seed: int, seat: int, view: BaseModel, salt: str = "") -> random.Random:

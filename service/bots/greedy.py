@@ -15,8 +15,7 @@ from pydantic import BaseModel
 
 from service.games.base import Engine
 
-from .base import NoLegalMove, derive_rng
-from .games import model_for
+from .base import OnlyMove, derive_rng, model_or_only_move
 
 
 class GreedyBot:
@@ -28,11 +27,9 @@ class GreedyBot:
     def choose(
         self, engine: Engine[Any], view: BaseModel, legal: Sequence[Any], seat: int
     ) -> Any:
-        if not legal:
-            raise NoLegalMove("no legal move to choose from")
-        if len(legal) == 1:
-            return legal[0]
-        model = model_for(engine)
+        model = model_or_only_move(engine, legal)
+        if isinstance(model, OnlyMove):
+            return model.action
         rng = derive_rng(self.seed, seat, view, "greedy")
         state = model.determinize(view, seat, rng, legal)
         moves = model.restrict(state, seat, legal)

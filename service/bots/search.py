@@ -27,8 +27,8 @@ from pydantic import BaseModel
 
 from service.games.base import Engine
 
-from .base import Budget, NoLegalMove, derive_rng
-from .games import GameModel, model_for, rewards
+from .base import Budget, OnlyMove, derive_rng, model_or_only_move
+from .games import GameModel, rewards
 
 EXPLORATION = 0.7
 ROLLOUT_GREEDINESS = 0.8
@@ -56,11 +56,9 @@ class SearchBot:
     def choose(
         self, engine: Engine[Any], view: BaseModel, legal: Sequence[Any], seat: int
     ) -> Any:
-        if not legal:
-            raise NoLegalMove("no legal move to choose from")
-        if len(legal) == 1:
-            return legal[0]
-        model = model_for(engine)
+        model = model_or_only_move(engine, legal)
+        if isinstance(model, OnlyMove):
+            return model.action
         rng = derive_rng(self.seed, seat, view, "search")
         root = _Node()
         iterations = self.budget.iterations
