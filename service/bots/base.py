@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -75,23 +76,30 @@ class NoLegalMove(ValueError):
     """``choose`` was called with an empty list of legal moves."""
 
 
-@dataclass(frozen=True, slots=True)
-class OnlyMove:
-    """There is nothing to choose: ``action`` is the one legal move."""
+class ModelBot(ABC):
+    """A bot that thinks with the game's model (``games/``): greedy and search.
 
-    action: Any
+    ``choose`` opens the same way for all of them -- no legal move raises ``NoLegalMove``, a
+    single legal move is returned at once (no model is needed, so that works for any game),
+    else the game's model is looked up (``ValueError`` for a game without one) -- and leaves
+    the choice among two or more moves to ``decide``.
+    """
 
+    kind: str
+    seed: int
 
-def model_or_only_move(engine: Engine[Any], legal: Sequence[Any]) -> GameModel | OnlyMove:
-    """How a bot that thinks with the game model starts ``choose``: raises ``NoLegalMove``
-    when ``legal`` is empty, gives ``OnlyMove`` when it holds one move (no model is needed,
-    so that works for any game), else the game's model (``ValueError`` for a game without
-    one)."""
-    if not legal:
-        raise NoLegalMove("no legal move to choose from")
-    if len(legal) == 1:
-        return OnlyMove(legal[0])
-    return model_for(engine)
+    def choose(
+        self, engine: Engine[Any], view: BaseModel, legal: Sequence[Any], seat: int
+    ) -> Any:
+        if not legal:
+            raise NoLegalMove("no legal move to choose from")
+        if len(legal) == 1:
+            return legal[0]
+        return self.decide(model_for(engine), view, legal, seat)
+
+    @abstractmethod
+    def decide(self, model: GameModel, view: BaseModel, legal: Sequence[Any], seat: int) -> Any:
+        """One element of ``legal`` (two or more moves) for ``seat`` given its ``view``."""
 
 
 def derive_rng(seed: int, seat: int, view: BaseModel, salt: str = "") -> random.Random:

@@ -13,23 +13,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from service.games.base import Engine
+from .base import ModelBot, derive_rng
+from .games import GameModel
 
-from .base import OnlyMove, derive_rng, model_or_only_move
 
-
-class GreedyBot:
+class GreedyBot(ModelBot):
     kind = "greedy"
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def choose(
-        self, engine: Engine[Any], view: BaseModel, legal: Sequence[Any], seat: int
-    ) -> Any:
-        model = model_or_only_move(engine, legal)
-        if isinstance(model, OnlyMove):
-            return model.action
+    def decide(self, model: GameModel, view: BaseModel, legal: Sequence[Any], seat: int) -> Any:
         rng = derive_rng(self.seed, seat, view, "greedy")
         state = model.determinize(view, seat, rng, legal)
         moves = model.restrict(state, seat, legal)

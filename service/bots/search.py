@@ -25,9 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from service.games.base import Engine
-
-from .base import Budget, OnlyMove, derive_rng, model_or_only_move
+from .base import Budget, ModelBot, derive_rng
 from .games import GameModel, rewards
 
 EXPLORATION = 0.7
@@ -45,7 +43,7 @@ class _Node:
         self.avail = 0
 
 
-class SearchBot:
+class SearchBot(ModelBot):
     kind = "search"
 
     def __init__(self, seed: int = 0, budget: Budget | None = None, width: int = 8) -> None:
@@ -53,12 +51,7 @@ class SearchBot:
         self.budget = budget or Budget()
         self.width = width
 
-    def choose(
-        self, engine: Engine[Any], view: BaseModel, legal: Sequence[Any], seat: int
-    ) -> Any:
-        model = model_or_only_move(engine, legal)
-        if isinstance(model, OnlyMove):
-            return model.action
+    def decide(self, model: GameModel, view: BaseModel, legal: Sequence[Any], seat: int) -> Any:
         rng = derive_rng(self.seed, seat, view, "search")
         root = _Node()
         iterations = self.budget.iterations
