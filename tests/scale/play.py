@@ -394,6 +394,70 @@ async def watch_graphql(url: str, match: Match, watch: Watch, seat: int | None =
             watch.seen(update["version"], update["status"])
 
 
+# -- players and watchers together ----------------------------------------------------------
+
+
+def start_players(
+    client: httpx.AsyncClient, replicas: Replicas, matches: Sequence[Match], ledger: Ledger, *,
+    seed_step: int, deadline: float,
+) -> list[asyncio.Task[None]]:
+    """One ``play_seat`` task per seat of every match, acting through ``replicas``; seat ``s``
+    of the ``i``-th match plays with seed ``seed_step * i + s``."""
+    return [
+        asyncio.create_task(
+            play_seat(client, replicas, match, seat, ledger, seed=seed_step * i + seat,
+                      deadline=deadline)
+        )
+        for i, match in enumerate(matches)
+        for seat in range(match.players)
+    ]
+
+
+@dataclass
+class Play:
+    """The tasks ``play_and_watch`` started."""
+
+    players: list[asyncio.Task[None]]
+    watchers: list[asyncio.Task[None]]
+
+    async def finish(self) -> None:
+        """Until every player finished its match, then every watcher saw its match end."""
+        await asyncio.gather(*self.players)
+        await asyncio.gather(*self.watchers)
+
+
+@contextlib.asynccontextmanager
+async def play_and_watch(
+    client: httpx.AsyncClient,
+    writers: Replicas,
+    matches: Sequence[Match],
+    ledger: Ledger,
+    *,
+    watched: Sequence[tuple[Match, Watch]],
+    watch_via: Replicas,
+    seed_step: int,
+    deadline: float,
+) -> AsyncIterator[Play]:
+    """SSE watchers (``watch_sse_resuming`` through ``watch_via``) on the ``watched``
+    matches; once every watcher holds version 0, the players (``start_players`` through
+    ``writers``). On the way out every task still running is cancelled (nothing is after
+    ``Play.finish``)."""
+    watchers = [
+        asyncio.create_task(
+            watch_sse_resuming(client, watch_via, match, watch, deadline=deadline)
+        )
+        for match, watch in watched
+    ]
+    players: list[asyncio.Task[None]] = []
+    try:
+        await asyncio.gather(*(watch.ready.wait() for _, watch in watched))
+        players += start_players(client, writers, matches, ledger, seed_step=seed_step,
+                                 deadline=deadline)
+        yield Play(players, watchers)
+    finally:
+        await cancel(players + watchers)
+
+
 async def cancel(tasks: Sequence[asyncio.Task[Any]]) -> None:
     for task in tasks:
         task.cancel()

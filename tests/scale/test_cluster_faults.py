@@ -25,17 +25,7 @@ import pytest
 
 from service import games
 from tests.scale.conftest import ReplicaFactory
-from tests.scale.play import (
-    Ledger,
-    Match,
-    Replicas,
-    Watch,
-    cancel,
-    check_log,
-    create_match,
-    play_seat,
-    watch_sse_resuming,
-)
+from tests.scale.play import Ledger, Match, Replicas, Watch, check_log, create_match, play_and_watch
 from tests.support.redis_servers import RedisClusterProcesses
 
 pytestmark = pytest.mark.redis
@@ -76,40 +66,29 @@ async def test_cluster_primary_fault_during_play_loses_nothing(
         victim = matches[0]
         victim_key = f"{prefix}match:{{{victim.id}}}"
         watch = Watch("sse on the victim")
-        watcher = asyncio.create_task(
-            watch_sse_resuming(client, Replicas([b.url, a.url]), victim, watch,
-                               deadline=deadline)
-        )
-        players: list[asyncio.Task[None]] = []
         primary = None
         accepted_at_fault = 0
         try:
-            await watch.ready.wait()
-            players += [
-                asyncio.create_task(
-                    play_seat(client, both, m, seat, ledger, seed=97 * i + seat,
-                              deadline=deadline)
-                )
-                for i, m in enumerate(matches)
-                for seat in range(m.players)
-            ]
-            await ledger.wait_for(30)
+            async with play_and_watch(
+                client, both, matches, ledger, watched=[(victim, watch)],
+                watch_via=Replicas([b.url, a.url]), seed_step=97, deadline=deadline,
+            ) as play:
+                await ledger.wait_for(30)
 
-            primary = await asyncio.to_thread(fault_cluster.primary_for_key, victim_key)
-            if fault == "crash":
-                await asyncio.to_thread(fault_cluster.crash, primary)
-            else:
-                replica = await asyncio.to_thread(fault_cluster.replica_of, primary)
-                await asyncio.to_thread(fault_cluster.failover, replica)
-            accepted_at_fault = len(ledger.accepted)
-            await asyncio.to_thread(fault_cluster.wait_healthy, 60.0)
-            new_primary = await asyncio.to_thread(fault_cluster.primary_for_key, victim_key)
-            assert new_primary is not primary
+                primary = await asyncio.to_thread(fault_cluster.primary_for_key, victim_key)
+                if fault == "crash":
+                    await asyncio.to_thread(fault_cluster.crash, primary)
+                else:
+                    replica = await asyncio.to_thread(fault_cluster.replica_of, primary)
+                    await asyncio.to_thread(fault_cluster.failover, replica)
+                accepted_at_fault = len(ledger.accepted)
+                await asyncio.to_thread(fault_cluster.wait_healthy, 60.0)
+                new_primary = await asyncio.to_thread(fault_cluster.primary_for_key,
+                                                      victim_key)
+                assert new_primary is not primary
 
-            await asyncio.gather(*players)
-            await watcher
+                await play.finish()
         finally:
-            await cancel([*players, watcher])
             if primary is not None and not primary.alive:
                 # Back as a replica, so the cluster is whole for the next test.
                 await asyncio.to_thread(fault_cluster.restart, primary)

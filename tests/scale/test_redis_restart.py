@@ -24,17 +24,7 @@ import pytest
 
 from service import games
 from tests.scale.conftest import ReplicaFactory
-from tests.scale.play import (
-    Ledger,
-    Match,
-    Replicas,
-    Watch,
-    cancel,
-    check_log,
-    create_match,
-    play_seat,
-    watch_sse_resuming,
-)
+from tests.scale.play import Ledger, Match, Replicas, Watch, check_log, create_match, play_and_watch
 from tests.support.redis_servers import RedisServer
 
 pytestmark = pytest.mark.redis
@@ -90,26 +80,12 @@ async def test_single_redis_stopped_and_restarted_during_play(
                                    deadline=deadline)
                 for i, game in enumerate(games.ids())
             ]
-            watches = [Watch(f"sse on {m.game}") for m in matches]
-            watchers = [
-                asyncio.create_task(
-                    watch_sse_resuming(client, Replicas([b.url, a.url]), m, w,
-                                       deadline=deadline)
-                )
-                for m, w in zip(matches, watches, strict=True)
-            ]
-            players: list[asyncio.Task[None]] = []
-            try:
-                # Every watcher holds version 0 before anyone moves.
-                await asyncio.gather(*(w.ready.wait() for w in watches))
-                players += [
-                    asyncio.create_task(
-                        play_seat(client, both, m, seat, ledger, seed=31 * i + seat,
-                                  deadline=deadline)
-                    )
-                    for i, m in enumerate(matches)
-                    for seat in range(m.players)
-                ]
+            watched = [(m, Watch(f"sse on {m.game}")) for m in matches]
+            # Every watcher holds version 0 before anyone moves.
+            async with play_and_watch(
+                client, both, matches, ledger, watched=watched,
+                watch_via=Replicas([b.url, a.url]), seed_step=31, deadline=deadline,
+            ) as play:
                 await ledger.wait_for(20)
 
                 await asyncio.to_thread(server.stop)
@@ -127,20 +103,17 @@ async def test_single_redis_stopped_and_restarted_during_play(
                 assert a.alive and b.alive
 
                 await ledger.wait_for(20)
-                await asyncio.gather(*players)
-                await asyncio.gather(*watchers)
-            finally:
-                await cancel(players + watchers)
+                await play.finish()
 
             assert len(ledger.accepted) > accepted_while_down
             assert set(ledger.unavailable) == {"store_unavailable"}, ledger.unavailable
             assert ledger.retry_after == {"1"}
-            for match, watch in zip(matches, watches, strict=True):
+            for match, watch in watched:
                 latest = await check_log(client, a.url, match, ledger)
                 assert watch.versions == list(range(latest + 1)), watch.name
                 assert watch.statuses[-1] == "finished"
             # At least one watcher had its stream cut by the outage and resumed.
-            assert any(w.reconnects for w in watches)
+            assert any(w.reconnects for _, w in watched)
             for replica in (a, b):  # faults are handled, not crashed through
                 assert not replica.unhandled_errors(), replica.log_tail()
             print(f"\n{__name__}: {ledger.summary()}")
