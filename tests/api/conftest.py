@@ -26,6 +26,7 @@ from service.app import Settings, create_app
 from service.store import MatchStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
 
 TOY = "toy"
 REAL_GAMES = [g for g in games.ids() if g != TOY]

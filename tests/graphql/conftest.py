@@ -15,6 +15,7 @@ from service.api.graphql import graphql_routes
 from service.api.service import MatchService
 from service.store import MatchStore, MemoryStore, RedisStore
 from tests.graphql.client import GraphQLClient
+from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
 
 TOY = "toy"
 
