@@ -5,7 +5,15 @@
 
 from __future__ import annotations
 
-from .base import DueSignal, LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
+from .base import (
+    DueSignal,
+    LogEntry,
+    MatchExists,
+    MatchNotFound,
+    MatchStore,
+    StoreUnavailable,
+    write_tag,
+)
 from .memory import MemoryStore
 from .redis import RedisStore
 
@@ -19,6 +27,7 @@ __all__ = [
     "RedisStore",
     "StoreUnavailable",
     "open_store",
+    "write_tag",
 ]
 
 

@@ -15,7 +15,10 @@ log entry carries the same write id, the call returns True without writing again
 use this to retry internally after a lost reply, and a caller that got ``StoreUnavailable``
 (outcome unknown) can ask again later with the same arguments -- it gets True exactly when
 its write is in the log, once, and never applies twice. ``create`` works the same way with
-its ``write_id``. ``LogEntry.write_id`` exposes the id, so the log can be searched too.
+its ``write_id``. A store keeps a 48-bit *tag* of each write id (``write_tag``: 6 bytes of
+BLAKE2b, written as 12 hex digits) rather than the id itself, to keep a log small;
+``LogEntry.write_tag`` exposes it, so the log can be searched with ``write_tag(id)``. Two
+different writes racing for one version share a tag with probability 2**-48.
 
 Due signals (bot seats)
 -----------------------
@@ -31,6 +34,7 @@ memory, an in-process queue.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,13 +55,22 @@ class StoreUnavailable(ConnectionError):
     learn whether it landed; the write ids make that repeat safe."""
 
 
+WRITE_TAG_BYTES = 6
+
+
+def write_tag(write_id: str) -> str:
+    """The tag a store keeps of ``write_id``: 12 hex digits (48 bits of BLAKE2b)."""
+    return hashlib.blake2b(write_id.encode(), digest_size=WRITE_TAG_BYTES).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class LogEntry:
-    """One log entry: the version it created, the caller's bytes and the write id."""
+    """One log entry: the version it created, the caller's bytes and the tag of the write
+    id that wrote it (``write_tag``)."""
 
     version: int
     data: bytes
-    write_id: str | None = None
+    write_tag: str
 
 
 @dataclass(frozen=True, slots=True)

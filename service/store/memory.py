@@ -28,7 +28,14 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .base import DUE_RECLAIM_IDLE_MS, DueSignal, LogEntry, MatchExists, MatchNotFound
+from .base import (
+    DUE_RECLAIM_IDLE_MS,
+    DueSignal,
+    LogEntry,
+    MatchExists,
+    MatchNotFound,
+    write_tag,
+)
 
 __all__ = ["MemoryStore"]
 
@@ -146,12 +153,14 @@ class MemoryStore:
             return (
                 write_id is not None
                 and 0 <= expected_version < len(match.log)
-                and match.log[expected_version].write_id == write_id
+                and match.log[expected_version].write_tag == write_tag(write_id)
             )
         new_version = expected_version + 1
         match.version = new_version
         match.record = bytes(record)
-        match.log.append(LogEntry(new_version, bytes(entry), write_id or uuid.uuid4().hex))
+        match.log.append(
+            LogEntry(new_version, bytes(entry), write_tag(write_id or uuid.uuid4().hex))
+        )
         match.expires_at = expires_at
         changed, match.changed = match.changed, asyncio.Event()
         changed.set()

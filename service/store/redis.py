@@ -9,24 +9,29 @@ Construction
 
 Keys (one hash slot per match)
 ------------------------------
-``{prefix}match:{<id>}``      a hash: ``v`` version, ``r`` record, ``c`` create write id.
-``{prefix}match:{<id>}:log``  a stream: entry id ``<version>-0``, fields ``d`` (the entry
-                              bytes) and ``w`` (the write id).
+``{prefix}match:{<id>}`` is one hash: ``v`` version, ``r`` record, ``c`` the create's write
+tag, and the log in chunks ``l0``, ``l1``, ... of ``LOG_CHUNK`` entries each (version ``n`` is
+entry ``(n - 1) % LOG_CHUNK`` of chunk ``l{(n - 1) // LOG_CHUNK}``). An entry is framed as the
+6-byte write tag, the length of the data as a LEB128 varint, then the data.
 
-The braces are a Redis Cluster hash tag: both keys of a match hash to the slot of ``<id>``,
-so one Lua script may touch both on a cluster. The prefix therefore must not contain braces
-and a match id must not contain ``}``. Why a stream rather than a list: its entry ids *are*
-the versions, so ``XRANGE``/``XREAD`` resume from any version directly (``log(after)``, SSE
-``Last-Event-ID``) without index arithmetic, ``XREAD BLOCK`` gives watchers a wake-up on the
-very key that was written (also on a cluster: it is routed by key, unlike plain pub/sub), and
-``XADD`` with an explicit id refuses to go backwards -- a second guard against a forked log.
+The braces are a Redis Cluster hash tag: everything of a match hashes to the slot of
+``<id>``, and so does its wake-up channel (the key's own name), so one Lua script may write
+the match and publish on a cluster. The prefix therefore must not contain braces and a match
+id must not contain ``}``.
+
+Why not a stream per match (the first layout): a stream allocates its first listpack node
+at ``stream-node-max-bytes`` (4 KiB by default), so ``MEMORY USAGE`` of a one-entry stream is
+4.7 KiB and a finished match took 10-16 KiB; the chunked hash keeps a whole finished match
+in 2-6 KiB. Chunks, rather than one growing field, bound what each write rewrites (and
+replicates) to one chunk. The version checks in the scripts are the guard against a forked
+log.
 
 Round trips
 -----------
 Every operation is one command: ``create``, ``compare_and_set`` and ``log`` are one
-``EVALSHA`` of a script (version check + record write + log append + TTL in one atomic
-step), ``load`` is one ``HMGET``. A script is sent in full (``EVAL``, which also caches it
-on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart;
+``EVALSHA`` of a script (version check + record write + log append + TTL + wake-up in one
+atomic step), ``load`` is one ``HMGET``. A script is sent in full (``EVAL``, which also caches
+it on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart;
 ``load_scripts()`` pre-loads them on every primary to avoid even that.
 ``round_trips`` counts every command this store sends (retries included);
 ``script_loads`` counts the ``NOSCRIPT`` fallbacks. Topology refreshes the cluster client
@@ -43,13 +48,14 @@ budget without success (``known_down``), later calls make a single attempt -- ea
 gets its 503 at once -- until one succeeds again.
 
 A retried write is safe because every write carries a write id (see ``base.py``): the
-caller's ``write_id=`` or a random one generated per call. If the script ran but its reply
-was lost, the retry finds version ``expected + 1`` in the log with the same write id and
-returns True -- the caller never sees False for a write that landed, and it is never applied
-twice. When even the retries fail (``StoreUnavailable``), the outcome is unknown; a caller
-that passed its own ``write_id`` (e.g. derived from the request's ``Idempotency-Key``) may
-repeat the call later with the same ``expected_version`` and ``write_id`` to learn it: True
-means it is in the log exactly once. ``create`` behaves the same with its ``write_id``.
+caller's ``write_id=`` or a random one generated per call; the log keeps its 6-byte tag. If
+the script ran but its reply was lost, the retry finds version ``expected + 1`` in the log
+with the same tag and returns True -- the caller never sees False for a write that landed,
+and it is never applied twice. When even the retries fail (``StoreUnavailable``), the
+outcome is unknown; a caller that passed its own ``write_id`` (e.g. derived from the
+request's ``Idempotency-Key``) may repeat the call later with the same ``expected_version``
+and ``write_id`` to learn it: True means it is in the log exactly once. ``create`` behaves
+the same with its ``write_id``.
 
 Durability caveat: Redis replicates asynchronously. A primary that is cut off right after
 acknowledging a write may lose it if its replica had not received it yet; the promoted
@@ -63,11 +69,16 @@ which the cluster client does not pin, and it would cost a second round trip per
 
 Watch
 -----
-``watch`` reads the log with ``XREAD BLOCK`` from the last version it yielded, so it is
-ordered, gapless and resumable by construction, on a single node and on a cluster alike; a
-missed wake-up cannot lose a version because every read starts at the last one seen.
-Sharded pub/sub wake-ups would save one blocked connection per watcher on a cluster; they
-are left out until the watcher count calls for them.
+Every successful write publishes the new version on the match's channel (the hash key's
+name): ``PUBLISH`` on a single node, sharded ``SPUBLISH`` on a cluster (routed by slot to the
+shard that owns the match, so the message never crosses the cluster bus). A watcher
+subscribes (``SUBSCRIBE``/``SSUBSCRIBE`` on that shard's primary) *before* it reads the
+version, then yields every version up to the one it read; a message naming the next version
+is yielded at once, anything else (a gap, a timeout of ``watch_block_ms``, a dropped
+connection after a failover) makes it read the version again. Messages are only wake-ups:
+the version in the hash is the truth, so the stream of versions is ordered, gapless and
+resumable whatever pub/sub loses. An idle watcher reads once per ``watch_block_ms`` and ends
+when the match is gone (expired).
 
 Due signals (bot seats)
 -----------------------
@@ -98,6 +109,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -119,11 +131,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .base import (
     DUE_RECLAIM_IDLE_MS,
+    WRITE_TAG_BYTES,
     DueSignal,
     LogEntry,
     MatchExists,
     MatchNotFound,
     StoreUnavailable,
+    write_tag,
 )
 
 __all__ = ["RedisStore"]
@@ -149,10 +163,9 @@ _TRANSIENT: tuple[type[Exception], ...] = (
 _CREATE = """
 local old = redis.call('HMGET', KEYS[1], 'v', 'c')
 if old[1] then
-  if ARGV[2] ~= '' and old[2] == ARGV[2] then return 1 end
+  if old[2] == ARGV[2] then return 1 end
   return 0
 end
-redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'v', 0, 'r', ARGV[1], 'c', ARGV[2])
 if ARGV[3] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -160,41 +173,69 @@ end
 return 1
 """
 
-# Returns 1 written, 0 version mismatch, 2 already written by this write id, -1 no match.
+# KEYS[1] the match hash (also the wake-up channel). ARGV: expected version, record, framed
+# entry, write tag, TTL ms ('' = none), entries per chunk, 'PUBLISH' or 'SPUBLISH'.
+# Returns 1 written, 0 version mismatch, 2 already written by this write tag, -1 no match.
 _CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 v = tonumber(v)
 local expected = tonumber(ARGV[1])
 local nv = expected + 1
+local size = tonumber(ARGV[6])
+local field = 'l' .. math.floor((nv - 1) / size)
 if v ~= expected then
   if v >= nv and nv > 0 then
-    local e = redis.call('XRANGE', KEYS[2], nv .. '-0', nv .. '-0')
-    if e[1] then
-      local f = e[1][2]
-      for i = 1, #f, 2 do
-        if f[i] == 'w' and f[i + 1] == ARGV[4] then return 2 end
+    local chunk = redis.call('HGET', KEYS[1], field)
+    if not chunk then return 0 end
+    local pos = 1
+    for _ = 1, (nv - 1) % size do
+      local p, len, shift = pos + 6, 0, 1
+      while true do
+        local b = string.byte(chunk, p)
+        if not b then return 0 end
+        p = p + 1
+        len = len + (b % 128) * shift
+        if b < 128 then break end
+        shift = shift * 128
       end
+      pos = p + len
     end
+    if string.sub(chunk, pos, pos + 5) == ARGV[4] then return 2 end
   end
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', nv, 'r', ARGV[2])
-redis.call('XADD', KEYS[2], nv .. '-0', 'd', ARGV[3], 'w', ARGV[4])
+if (nv - 1) % size == 0 then
+  redis.call('HSET', KEYS[1], 'v', nv, 'r', ARGV[2], field, ARGV[3])
+else
+  local chunk = redis.call('HGET', KEYS[1], field) or ''
+  redis.call('HSET', KEYS[1], 'v', nv, 'r', ARGV[2], field, chunk .. ARGV[3])
+end
 if ARGV[5] == '' then
   redis.call('PERSIST', KEYS[1])
-  redis.call('PERSIST', KEYS[2])
 else
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
 end
+redis.call(ARGV[7], KEYS[1], nv)
 return 1
 """
 
-# Returns -1 when there is no match, else the raw XRANGE reply (possibly empty).
+# Returns -1 when there is no match, else {version, chunk, chunk, ...}: the chunks from the
+# one holding version ARGV[1] + 1 (false for a missing one), none when nothing is newer.
 _LOG = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-return redis.call('XRANGE', KEYS[2], ARGV[1], '+')
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+v = tonumber(v)
+local after = tonumber(ARGV[1])
+if after >= v then return {v} end
+local size = tonumber(ARGV[2])
+local fields = {}
+for k = math.floor(after / size), math.floor((v - 1) / size) do
+  fields[#fields + 1] = 'l' .. k
+end
+local out = redis.call('HMGET', KEYS[1], unpack(fields))
+table.insert(out, 1, v)
+return out
 """
 
 
@@ -219,11 +260,54 @@ class _Script:
         self.sha: str = client.register_script(source).sha
 
 
+LOG_CHUNK = 64
+"""Log entries per hash field: a write rewrites (and replicates) at most one chunk."""
+
+
 def _new_write_id() -> str:
-    """A random write id: 12 characters, 72 bits -- ample to tell two writers racing for one
-    version apart, and stored once per log entry (a 32-character UUID was ~40 % of a log's
-    memory)."""
-    return secrets.token_urlsafe(9)
+    """A random write id for a caller that gave none (the log keeps its 48-bit tag)."""
+    return secrets.token_hex(8)
+
+
+def _tag(write_id: str) -> bytes:
+    return bytes.fromhex(write_tag(write_id))
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        if n:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)
+
+
+def _frame(tag: bytes, data: bytes) -> bytes:
+    """One log entry as the chunks hold it: tag, LEB128 length, data."""
+    return tag + _varint(len(data)) + data
+
+
+def _unframe(chunk: bytes, first: int) -> list[LogEntry]:
+    """The entries of ``chunk``, numbered from version ``first``."""
+    out: list[LogEntry] = []
+    pos, version = 0, first
+    while pos < len(chunk):
+        tag = chunk[pos : pos + WRITE_TAG_BYTES].hex()
+        pos += WRITE_TAG_BYTES
+        size, shift = 0, 0
+        while True:
+            byte = chunk[pos]
+            pos += 1
+            size |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        out.append(LogEntry(version, chunk[pos : pos + size], tag))
+        pos += size
+        version += 1
+    return out
 
 
 def _ttl_ms(ttl_seconds: int | None) -> str:
@@ -238,22 +322,44 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _version_of(stream_id: bytes | str) -> int:
-    return int(_text(stream_id).split("-", 1)[0])
+class _Moved(Exception):
+    """The server ended a watcher's subscription (its slot moved to another node)."""
 
 
-def _entry(stream_id: bytes | str, fields: Any) -> LogEntry:
-    """A log entry from an XRANGE/XREAD item (a dict from redis-py, a flat list from Lua)."""
-    if isinstance(fields, dict):
-        pairs = {_text(k): v for k, v in fields.items()}
-    else:
-        pairs = {_text(fields[i]): fields[i + 1] for i in range(0, len(fields), 2)}
-    write_id = pairs.get("w")
-    return LogEntry(
-        _version_of(stream_id),
-        bytes(pairs.get("d", b"")),
-        _text(write_id) if write_id else None,
-    )
+_RESUBSCRIBE: tuple[type[Exception], ...] = (*_TRANSIENT, _Moved)
+
+
+class _Subscription:
+    """A watcher's wake-up channel: one pub/sub connection, subscribed to one match."""
+
+    def __init__(self, pubsub: PubSub, owner: Redis | None, node: str | None) -> None:
+        self.pubsub = pubsub
+        self.owner = owner  # the per-shard client to close with it (cluster only)
+        self.node = node  # the shard primary it listens on (cluster only)
+
+    async def next_version(self, timeout: float) -> int | None:
+        """The version named by the next message, or None after ``timeout`` seconds.
+        Raises ``_Moved`` when the server drops the subscription (the shard's slots moved,
+        e.g. a failover demoted the node it listens on)."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            message = await _guard(self.pubsub.get_message(timeout=left))
+            if message is None:
+                continue
+            kind = _text(message["type"])
+            if kind in ("message", "smessage"):
+                return int(message["data"])
+            if kind in ("unsubscribe", "sunsubscribe"):
+                raise _Moved
+        return None
+
+    async def close(self) -> None:
+        try:
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+            if self.owner is not None:
+                await self.owner.aclose()
+        except (RedisError, OSError):
+            pass  # the connection is already gone
 
 
 class RedisStore:
@@ -272,6 +378,7 @@ class RedisStore:
         backoff_base: float = 0.05,
         backoff_cap: float = 0.5,
         watch_block_ms: int = 2000,
+        shard_options: dict[str, Any] | None = None,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError("the key prefix must not contain braces (they are hash tags)")
@@ -282,6 +389,8 @@ class RedisStore:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.watch_block_ms = watch_block_ms
+        #: Connection options for a watcher's own connection to a shard (cluster only).
+        self.shard_options = shard_options or {}
         self.round_trips = 0
         #: Set when a call spent its retry budget; cleared by the next success.
         self.known_down = False
@@ -348,6 +457,11 @@ class RedisStore:
             # still marks its topology stale after an error and reloads it on the next call.
             retry=Retry(NoBackoff(), 0),
         )
+        store_options.setdefault("shard_options", {
+            "password": password,
+            "socket_connect_timeout": connect_timeout,
+            "socket_timeout": socket_timeout,
+        })
         return cls(client, prefix, retry_budget=retry_budget, **store_options)
 
     # -- keys ------------------------------------------------------------------------------
@@ -357,10 +471,6 @@ class RedisStore:
         if "}" in match_id or not match_id:
             raise ValueError("a match id must be non-empty and must not contain '}'")
         return f"{self.prefix}match:{{{match_id}}}"
-
-    def log_key(self, match_id: str) -> str:
-        """The stream key of a match's log (same hash slot as ``key``)."""
-        return self.key(match_id) + ":log"
 
     def due_key(self) -> str:
         """The stream of due signals (no hash tag: one key for all matches)."""
@@ -421,9 +531,9 @@ class RedisStore:
     ) -> None:
         # Our own id when the caller gives none, so that our retry after a lost reply
         # recognises its own create instead of reporting MatchExists.
-        token = write_id or _new_write_id()
-        keys = [self.key(match_id), self.log_key(match_id)]
-        result = await self._run(self._create, keys, [record, token, _ttl_ms(ttl_seconds)])
+        tag = _tag(write_id or _new_write_id())
+        keys = [self.key(match_id)]
+        result = await self._run(self._create, keys, [record, tag, _ttl_ms(ttl_seconds)])
         if int(result) != 1:
             raise MatchExists(match_id)
 
@@ -444,62 +554,125 @@ class RedisStore:
         *,
         write_id: str | None = None,
     ) -> bool:
-        token = write_id or _new_write_id()
-        keys = [self.key(match_id), self.log_key(match_id)]
+        tag = _tag(write_id or _new_write_id())
         args: list[bytes | str] = [
             str(int(expected_version)),
             record,
-            entry,
-            token,
+            _frame(tag, entry),
+            tag,
             _ttl_ms(ttl_seconds),
+            str(LOG_CHUNK),
+            "SPUBLISH" if self.is_cluster else "PUBLISH",
         ]
-        result = int(await self._run(self._cas, keys, args))
+        result = int(await self._run(self._cas, [self.key(match_id)], args))
         if result == -1:
             raise MatchNotFound(match_id)
         return result in (1, 2)
 
     async def log(self, match_id: str, after: int = 0) -> list[LogEntry]:
-        keys = [self.key(match_id), self.log_key(match_id)]
-        start = "-" if after < 0 else f"{after + 1}-0"
-        result = await self._run(self._log, keys, [start])
-        if isinstance(result, int):
+        after = max(after, 0)
+        reply = await self._run(self._log, [self.key(match_id)], [str(after), str(LOG_CHUNK)])
+        if isinstance(reply, int):
             raise MatchNotFound(match_id)
-        return [_entry(item[0], item[1]) for item in result]
+        version, chunks = int(reply[0]), reply[1:]
+        first_chunk = after // LOG_CHUNK
+        out: list[LogEntry] = []
+        for i, chunk in enumerate(chunks):
+            first = (first_chunk + i) * LOG_CHUNK + 1
+            entries = _unframe(bytes(chunk), first) if chunk else []
+            expected = min(LOG_CHUNK, version - first + 1)
+            if len(entries) != expected:  # cannot happen: the CAS appends contiguously
+                raise RuntimeError(f"log chunk {first_chunk + i} of {match_id} is damaged")
+            out.extend(e for e in entries if e.version > after)
+        return out
+
+    async def _version(self, key: str) -> int | None:
+        raw = await self._retrying(lambda: self._command("HGET", key, "v"))
+        return None if raw is None else int(raw)
+
+    def _owner(self, key: str) -> str | None:
+        """The name of the cluster node that owns ``key`` now (None: unknown)."""
+        if not isinstance(self.client, RedisCluster):
+            return None
+        try:
+            node = self.client.get_node_from_key(key)
+        except (RedisClusterException, SlotNotCoveredError):
+            return None
+        return None if node is None else node.name
+
+    async def _subscribe(self, key: str) -> _Subscription | None:
+        """A subscription to ``key``'s wake-ups, or None when it cannot be made now (the
+        watcher then polls until it can)."""
+        try:
+            if isinstance(self.client, RedisCluster):
+                node = self.client.get_node_from_key(key)
+                if node is None:
+                    return None
+                owner = Redis(host=node.host, port=int(node.port), **self.shard_options)
+                pubsub = owner.pubsub()
+                subscription = _Subscription(pubsub, owner, node.name)
+                self.round_trips += 1
+                try:
+                    await _guard(pubsub.ssubscribe(key))
+                except BaseException:
+                    await subscription.close()
+                    raise
+                return subscription
+            pubsub = self.client.pubsub()
+            subscription = _Subscription(pubsub, None, None)
+            self.round_trips += 1
+            try:
+                await _guard(pubsub.subscribe(key))
+            except BaseException:
+                await subscription.close()
+                raise
+            return subscription
+        except _TRANSIENT:
+            return None
 
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
-        key, log_key = self.key(match_id), self.log_key(match_id)
-        exists = await self._retrying(lambda: self._command("EXISTS", key))
-        if not int(exists):
+        key = self.key(match_id)
+        version = await self._version(key)
+        if version is None:
             raise MatchNotFound(match_id)
         last = max(after, 0)
-        while True:
-            cursor = f"{last}-0"
-            try:
-                reply = await self._retrying(
-                    lambda c=cursor: self._command(  # type: ignore[misc]
-                        "XREAD", "COUNT", 256, "BLOCK", self.watch_block_ms,
-                        "STREAMS", log_key, c,
-                    )
-                )
-            except ResponseError as exc:
-                # "UNBLOCKED": the server changed role (failover) under a blocked read.
-                if "UNBLOCKED" not in str(exc):
-                    raise
-                continue
-            versions = _xread_versions(reply)
-            if not versions:
-                # Idle: end when the match is gone (expired) so watchers do not linger.
-                exists = await self._retrying(lambda: self._command("EXISTS", key))
-                if not int(exists):
-                    return
-                continue
-            for version in versions:
-                if version <= last:
+        subscription: _Subscription | None = None
+        stale = False  # True: read the version before trusting it again
+        try:
+            while True:
+                if subscription is None:
+                    subscription = await self._subscribe(key)
+                    stale = True  # subscribed (or not) after the last read: read again
+                if stale:
+                    version = await self._version(key)
+                    if version is None:
+                        return  # expired while watched
+                    stale = False
+                while last < version:
+                    last += 1
+                    yield last
+                if subscription is None:
+                    await asyncio.sleep(min(self.watch_block_ms / 1000, self.backoff_cap))
+                    stale = True
                     continue
-                if version != last + 1:  # cannot happen: the CAS appends contiguously
-                    raise RuntimeError(f"log gap in {match_id}: {last} -> {version}")
-                last = version
-                yield version
+                if subscription.node is not None and subscription.node != self._owner(key):
+                    await subscription.close()  # the slot moved (failover): follow it
+                    subscription = None
+                    continue
+                try:
+                    named = await subscription.next_version(self.watch_block_ms / 1000)
+                except _RESUBSCRIBE:
+                    await subscription.close()  # connection or slot lost: resubscribe, read
+                    subscription = None
+                    continue
+                if named is None:
+                    stale = True  # idle: check the match still exists, catch anything missed
+                else:
+                    # Versions are contiguous: a message naming n means 1..n all exist.
+                    version = max(version, named)
+        finally:
+            if subscription is not None:
+                await subscription.close()
 
     async def signal_due(self, match_id: str) -> None:
         key = self.due_key()
@@ -607,22 +780,6 @@ async def _guard(call: Awaitable[T]) -> T:
         if "NoneType" not in str(exc):
             raise
         raise RedisConnectionError(f"connection closed during I/O: {exc}") from exc
-
-
-def _xread_versions(reply: Any) -> list[int]:
-    """Stream versions from an XREAD reply (RESP2 list or RESP3 map; one stream)."""
-    if not reply:
-        return []
-    streams = reply.values() if isinstance(reply, dict) else [item[1] for item in reply]
-    versions: list[int] = []
-    for entries in streams:
-        # RESP3 maps come as {key: [entries]} or {key: [[entries]]} depending on parser.
-        items = cast(list[Any], entries)
-        if items and isinstance(items[0], list) and items[0] and isinstance(items[0][0], list):
-            items = items[0]
-        for item in items:
-            versions.append(_version_of(item[0]))
-    return versions
 
 
 def _fields(raw: Any) -> dict[str, Any]:

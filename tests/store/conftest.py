@@ -42,10 +42,8 @@ class Backend:
             return [self.store.ttl(match_id)]
         client = self.store.client
         result: list[float | None] = []
-        for key in (self.store.key(match_id), self.store.log_key(match_id)):
-            pttl = int(await client.pttl(key))
-            if pttl == -2:  # no such key (a log before the first write)
-                continue
+        pttl = int(await client.pttl(self.store.key(match_id)))
+        if pttl != -2:  # -2: no such key
             result.append(None if pttl == -1 else pttl / 1000)
         return result
 
@@ -58,7 +56,7 @@ class Backend:
             self.clock.advance(ttl + 0.001)
             return
         client = self.store.client
-        keys = (self.store.key(match_id), self.store.log_key(match_id))
+        keys = (self.store.key(match_id),)
         for key in keys:
             await client.pexpire(key, 1)
         async with asyncio.timeout(10):  # the server expires keys on access after 1 ms

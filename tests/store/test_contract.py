@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from service.store import LogEntry, MatchExists, MatchNotFound
+from service.store import LogEntry, MatchExists, MatchNotFound, write_tag
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 
@@ -132,7 +132,7 @@ async def test_log_after_returns_only_later_entries(backend: Backend) -> None:
     assert [e.version for e in await store.log(m, after=3)] == [4, 5]
     assert await store.log(m, after=5) == []
     assert await store.log(m, after=99) == []
-    assert await store.log(m, after=4) == [LogEntry(5, b"e5", (await store.log(m))[4].write_id)]
+    assert await store.log(m, after=4) == [LogEntry(5, b"e5", (await store.log(m))[4].write_tag)]
 
 
 async def test_cas_is_idempotent_per_write_id(backend: Backend) -> None:
@@ -144,22 +144,25 @@ async def test_cas_is_idempotent_per_write_id(backend: Backend) -> None:
     # The same call again (as after a lost reply): True, nothing written.
     assert await store.compare_and_set(m, 0, b"r1", b"e1", write_id="w-a")
     assert await store.load(m) == (1, b"r1")
-    assert await store.log(m) == [LogEntry(1, b"e1", "w-a")]
+    assert await store.log(m) == [LogEntry(1, b"e1", write_tag("w-a"))]
     # Another write id on the same stale version lost the race.
     assert not await store.compare_and_set(m, 0, b"r1'", b"e1'", write_id="w-b")
     assert not await store.compare_and_set(m, 0, b"r1'", b"e1'")
     # Still recognised after later versions were written by others.
     assert await store.compare_and_set(m, 1, b"r2", b"e2", write_id="w-c")
     assert await store.compare_and_set(m, 0, b"r1", b"e1", write_id="w-a")
-    assert [(e.version, e.write_id) for e in await store.log(m)] == [(1, "w-a"), (2, "w-c")]
+    assert [(e.version, e.write_tag) for e in await store.log(m)] == [
+        (1, write_tag("w-a")), (2, write_tag("w-c"))
+    ]
 
 
-async def test_every_log_entry_has_a_write_id(backend: Backend) -> None:
+async def test_every_log_entry_has_a_write_tag(backend: Backend) -> None:
+    """Writes without a caller's write id still get distinct 48-bit tags."""
     store, m = backend.store, mid()
     await store.create(m, b"r0")
     await write(store, m, 3)
-    ids = [e.write_id for e in await store.log(m)]
-    assert all(ids) and len(set(ids)) == 3
+    tags = [e.write_tag for e in await store.log(m)]
+    assert all(len(t) == 12 and int(t, 16) >= 0 for t in tags) and len(set(tags)) == 3
 
 
 async def test_large_binary_records_round_trip(backend: Backend) -> None:
@@ -337,8 +340,10 @@ async def test_concurrent_writers_lose_no_update(backend: Backend) -> None:
     assert await backend.store.load(m) == (total, str(total).encode())
     log = await backend.store.log(m)
     assert [e.version for e in log] == list(range(1, total + 1))
-    assert sorted((e.write_id, e.version) for e in log) == sorted(successes)
-    assert all(e.data == (e.write_id or "").encode() for e in log)
+    assert sorted((e.write_tag, e.version) for e in log) == sorted(
+        (write_tag(w), v) for w, v in successes
+    )
+    assert all(e.write_tag == write_tag(e.data.decode()) for e in log)
 
 
 async def test_watch_ends_when_the_match_expires(backend: Backend) -> None:

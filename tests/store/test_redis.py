@@ -12,6 +12,7 @@ from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from service.store import MatchNotFound, MemoryStore, RedisStore, StoreUnavailable, open_store
+from service.store.redis import LOG_CHUNK
 from tests.support.redis_servers import RedisClusterProcesses, RedisServer, free_port
 
 pytestmark = pytest.mark.redis
@@ -67,16 +68,24 @@ async def test_one_round_trip_per_operation(redis_store: RedisStore) -> None:
     assert costs(n) == 2
 
 
-async def test_keys_of_a_match_share_one_slot(redis_store: RedisStore) -> None:
+async def test_a_match_is_one_hash_in_the_slot_of_its_id(redis_store: RedisStore) -> None:
+    """Record, version and log chunks live in one hash whose hash tag is the match id, and
+    the wake-up channel is that key's name: one slot per match on a cluster."""
     for m in ("m1", "abc-DEF_123", "x" * 40, "with:colons", "{open"):
-        key, log_key = redis_store.key(m), redis_store.log_key(m)
-        assert key_slot(key.encode()) == key_slot(log_key.encode()) == key_slot(m.encode())
-    # And the server agrees: a script touching both keys runs (a cluster refuses cross-slot).
+        assert key_slot(redis_store.key(m).encode()) == key_slot(m.encode())
     m = mid()
     await redis_store.create(m, b"r0")
-    assert await redis_store.compare_and_set(m, 0, b"r1", b"e1")
-    assert await redis_store.client.exists(redis_store.key(m), redis_store.log_key(m)) == 2
-    assert await redis_store.client.type(redis_store.log_key(m)) == b"stream"
+    for v in range(LOG_CHUNK + 2):
+        assert await redis_store.compare_and_set(m, v, b"r", b"e%d" % (v + 1))
+    key = redis_store.key(m)
+    assert await redis_store.client.type(key) == b"hash"
+    fields = sorted(k.decode() for k in await redis_store.client.hkeys(key))
+    assert fields == ["c", "l0", "l1", "r", "v"]
+    assert not await redis_store.client.exists(key + ":log")  # no stream beside it
+    log = await redis_store.log(m, after=LOG_CHUNK - 1)
+    assert [(e.version, e.data) for e in log] == [
+        (v, b"e%d" % v) for v in range(LOG_CHUNK, LOG_CHUNK + 3)
+    ]
 
 
 def test_ids_and_prefixes_that_would_break_the_hash_tag_are_refused() -> None:
@@ -88,7 +97,6 @@ def test_ids_and_prefixes_that_would_break_the_hash_tag_are_refused() -> None:
     with pytest.raises(ValueError):
         store.key("")
     assert store.key("m1") == "p:match:{m1}"
-    assert store.log_key("m1") == "p:match:{m1}:log"
 
 
 async def test_scripts_are_loaded_once_per_server() -> None:
@@ -244,7 +252,7 @@ async def test_the_round_trip_counter_matches_what_the_server_executed() -> None
             assert top_level == {"hmget": 100, "evalsha": 100}
             assert store.round_trips - counted == 200
             # Everything else the server counted ran inside the scripts.
-            assert set(stats) - set(top_level) <= {"hget", "hset", "xadd", "persist", "pexpire"}
+            assert set(stats) - set(top_level) <= {"hget", "hset", "publish", "persist", "pexpire"}
         finally:
             admin.close()
             await store.close()
