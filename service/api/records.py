@@ -5,9 +5,12 @@ Record: a compact JSON header, a newline, then the engine's own ``dumps`` bytes.
 idempotency keys in the header means they are written by the same compare-and-set as the move
 they belong to, so a retried request can never act twice.
 
-Log entry: compact JSON ``{"s": seat, "a": action, "e": [[kind, public, {seat: private}]]}``,
-deflated with the game's preset dictionary (``logdict.py``); the API filters it per seat with
-``Event.for_seat``.
+Log entry: compact JSON ``{"s": seat, "a": action}`` (seat null for a seat handed to a bot),
+deflated with the game's preset dictionary named in the record (``logdict.py``): 4-10 bytes
+a move. Events are
+not stored: the engines are deterministic, so the service re-derives them by replaying the
+logged actions from the seed (``MatchService`` filters them per seat with
+``Event.for_seat``). See docs/decisions.md, "Events are re-derived, not stored".
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from service.games.base import JSON, Event
+from service.games.base import JSON
 
 from . import logdict
 
@@ -52,6 +55,9 @@ class MatchRecord:
     idempotency: tuple[IdempotentResult, ...] = ()
     created: int = 0
     updated: int = 0
+    log_dict: int = 0
+    """The preset dictionary number the log entries are deflated with (``logdict``; 0:
+    plain JSON), fixed when the match is created."""
 
     def remember(self, result: IdempotentResult) -> MatchRecord:
         kept = (*self.idempotency, result)[-MAX_IDEMPOTENCY_KEYS:]
@@ -75,6 +81,7 @@ class MatchRecord:
             "i": [[r.key, r.version, r.action] for r in self.idempotency],
             "c": self.created,
             "u": self.updated,
+            "d": self.log_dict,
         }
         return _compact(header) + b"\n" + self.state
 
@@ -94,6 +101,7 @@ class MatchRecord:
             idempotency=tuple(IdempotentResult(k, v, a) for k, v, a in header["i"]),
             created=header["c"],
             updated=header["u"],
+            log_dict=header.get("d", 0),
         )
 
 
@@ -109,21 +117,12 @@ def _bots(raw: Any, kind: str) -> dict[int, str]:
 class LogRecord:
     seat: int | None
     action: JSON
-    events: tuple[Event, ...]
 
-    def encode(self, game: str) -> bytes:
-        """Compact JSON, deflated with the game's preset dictionary when that is smaller."""
-        events = [
-            [e.kind, dict(e.public), {str(s): dict(p) for s, p in e.private.items()}]
-            for e in self.events
-        ]
-        return logdict.compress(game, _compact({"s": self.seat, "a": self.action, "e": events}))
+    def encode(self, game: str, log_dict: int) -> bytes:
+        """Compact JSON, deflated with dictionary ``log_dict`` of ``game`` (0: plain)."""
+        return logdict.compress(game, log_dict, _compact({"s": self.seat, "a": self.action}))
 
     @classmethod
-    def decode(cls, data: bytes) -> LogRecord:
-        raw = json.loads(logdict.decompress(data))
-        events = tuple(
-            Event(kind, public, {int(s): p for s, p in private.items()})
-            for kind, public, private in raw["e"]
-        )
-        return cls(seat=raw["s"], action=raw["a"], events=events)
+    def decode(cls, game: str, log_dict: int, data: bytes) -> LogRecord:
+        raw = json.loads(logdict.decompress(game, log_dict, data))
+        return cls(seat=raw["s"], action=raw["a"])

@@ -18,6 +18,7 @@ its signal, e.g. when a replica died there, is recovered by the next read).
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import logging
@@ -44,7 +45,7 @@ from service.games.base import (
 )
 from service.store import MatchExists, MatchNotFound, MatchStore, StoreUnavailable
 
-from . import auth
+from . import auth, logdict
 from .errors import ApiError
 from .metrics import Metrics
 from .models import (
@@ -76,9 +77,10 @@ RETRY_AFTER_SECONDS = 1
 
 
 def _digest(*parts: str) -> str:
-    """64 bits of SHA-256: unique enough among the few keys one match remembers."""
+    """64 bits of SHA-256 in 11 base64url characters: unique enough among the few keys one
+    match remembers."""
     joined = "\x1f".join(parts).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(joined).hexdigest()[:16]
+    return base64.urlsafe_b64encode(hashlib.sha256(joined).digest()[:8]).decode()[:11]
 
 
 def _first_error(errors: list[dict[str, Any]]) -> str:
@@ -209,6 +211,7 @@ class MatchService:
             bots=bots,
             created=now,
             updated=now,
+            log_dict=logdict.current_number(engine.id) or 0,
         )
         match_id = await self._store_new(record)
         self.metrics.match_created(engine.id)
@@ -243,26 +246,23 @@ class MatchService:
         return LegalMoves(match_id=match_id, version=version, seat=seat, moves=moves)
 
     async def log(self, match_id: str, token: str | None, after: int) -> LogPage:
+        """The moves after version ``after`` as the caller sees them. The store keeps seat
+        and action per version; the events are re-derived by replaying from the seed."""
         version, record = await self._load(match_id)
         seat = self._seat(record, token, required=False)
         engine = games.get(record.game)
-        entries = await self._guard(self.store.log(match_id, max(after, 0)))
-        out = []
-        for entry in entries:
-            if entry.version > version:
-                break  # written after our load: the next page will have it
-            logged = LogRecord.decode(entry.data)
-            action = None
-            if seat is not None and logged.seat == seat:
-                action = parse_action(engine, logged.action)
-            out.append(
-                LogEntryOut(
-                    version=entry.version,
-                    seat=logged.seat,
-                    action=action,
-                    events=events_for(seat, logged.events),
-                )
+        _, moves = await self._replay(match_id, engine, record, version)
+        out = [
+            LogEntryOut(
+                version=moved,
+                seat=logged.seat,
+                action=(parse_action(engine, logged.action)
+                        if seat is not None and logged.seat == seat else None),
+                events=events_for(seat, events),
             )
+            for moved, logged, events in moves
+            if moved > after
+        ]
         return LogPage(match_id=match_id, entries=out, latest_version=version)
 
     async def watch(
@@ -281,7 +281,7 @@ class MatchService:
         if after >= version:
             state, current = engine.loads(record.state), version
         else:
-            state, current = await self._replay(match_id, engine, record, after), after
+            (state, _), current = await self._replay(match_id, engine, record, after), after
         for_store = self.store.watch(match_id, after)
         try:
             async for written in self._guard_iter(for_store):  # ends if the match expires
@@ -292,10 +292,8 @@ class MatchService:
                 except MatchNotFound:
                     return  # expired while watched
                 for entry in entries:
-                    if entry.version > written:
-                        break
-                    logged = LogRecord.decode(entry.data)
-                    state = self._replay_step(engine, state, logged)
+                    logged = LogRecord.decode(record.game, record.log_dict, entry.data)
+                    state, _ = self._replay_step(engine, state, logged)
                     record = _with_handover(record, logged)
                     current = entry.version
                     if current > after:
@@ -316,6 +314,7 @@ class MatchService:
         idempotency_key: str | None,
         *,
         if_match: int | None = None,
+        game: str | None = None,
     ) -> ActResponse:
         """Apply one move for the token's seat and store it as the next version.
 
@@ -323,6 +322,9 @@ class MatchService:
         409 ``version_conflict`` / 412 ``precondition_failed`` with ``currentVersion``.
         ``idempotency_key``: a retry with the same key by the same seat returns the first
         result (its version and events, the current state) instead of acting again.
+        ``game``: the game the caller typed the move for (GraphQL's per-game inputs); a match
+        of another game is 422 ``malformed`` -- checked on the record ``act`` loads anyway,
+        so that costs no extra read.
         """
         if token is None:
             raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
@@ -332,6 +334,11 @@ class MatchService:
             version, record = await self._load(match_id)
             seat = self._seat(record, token, required=True)
             assert seat is not None
+            if game is not None and record.game != game:
+                raise ApiError.of(
+                    "malformed",
+                    f"This match plays {record.game}; send the move as `{record.game}`.",
+                )
             engine = games.get(record.game)
             key = _digest(str(seat), idempotency_key) if idempotency_key is not None else None
             action_digest = _digest(json.dumps(action, sort_keys=True, default=str))
@@ -344,7 +351,7 @@ class MatchService:
             new_state, events, new_record = self._play(engine, version, record, seat, parsed)
             if key is not None:
                 new_record = new_record.remember(IdempotentResult(key, version + 1, action_digest))
-            entry = LogRecord(seat=seat, action=dump_action(engine, parsed), events=tuple(events))
+            entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
             if await self._write(match_id, version, new_record, entry):
                 self.metrics.action(engine.id)
                 await self._signal_if_bot_due(match_id, engine, new_record, new_state)
@@ -405,8 +412,8 @@ class MatchService:
             raise ApiError.of("unauthorized", f"Seat {seat} is not a bot seat.")
         parsed = self._parse_action(engine, action)
         self._check_pins(version, expected_version, None)
-        new_state, events, new_record = self._play(engine, version, record, seat, parsed)
-        entry = LogRecord(seat=seat, action=dump_action(engine, parsed), events=tuple(events))
+        new_state, _, new_record = self._play(engine, version, record, seat, parsed)
+        entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
         if not await self._write(match_id, version, new_record, entry):
             self.metrics.cas_conflict()
             current, _ = await self._load(match_id)
@@ -442,7 +449,7 @@ class MatchService:
             tokens = tuple(None if s == own else t for s, t in enumerate(record.tokens))
             new_record = replace(record, bots=bots, tokens=tokens, updated=int(self._clock()))
             entry = LogRecord(seat=None, action={"type": "seat_to_bot", "seat": own,
-                                                 "kind": kind}, events=())
+                                                 "kind": kind})
             if await self._write(match_id, version, new_record, entry):
                 await self._signal_if_bot_due(match_id, engine, new_record, state)
                 return self._state(match_id, version + 1, engine, state, None, new_record)
@@ -527,11 +534,11 @@ class MatchService:
                 "idempotency_key_reused",
                 "This Idempotency-Key was already used for a different action.",
             )
-        entries = await self._guard(self.store.log(match_id, first.version - 1))
-        events: list[EventOut] = []
-        if entries and entries[0].version == first.version:
-            events = events_for(seat, LogRecord.decode(entries[0].data).events)
         version, record = await self._load(match_id)
+        _, moves = await self._replay(match_id, engine, record, first.version)
+        events: list[EventOut] = []
+        if moves and moves[-1][0] == first.version:
+            events = events_for(seat, moves[-1][2])
         state = self._state(
             match_id, version, engine, engine.loads(record.state), seat, record
         )
@@ -630,7 +637,8 @@ class MatchService:
         try:
             return await self._guard(
                 self.store.compare_and_set(
-                    match_id, version, record.encode(), entry.encode(record.game), self._ttl(record)
+                    match_id, version, record.encode(),
+                    entry.encode(record.game, record.log_dict), self._ttl(record),
                 )
             )
         except MatchNotFound:
@@ -638,24 +646,31 @@ class MatchService:
 
     async def _replay(
         self, match_id: str, engine: Engine[Any], record: MatchRecord, upto: int
-    ) -> Any:
-        """The state at version ``upto``, rebuilt from the seed and the logged actions."""
+    ) -> tuple[Any, list[tuple[int, LogRecord, tuple[Event, ...]]]]:
+        """The state at version ``upto``, rebuilt from the seed and the logged actions, and
+        every logged move up to it with the events it produced (the store keeps no events:
+        the engines are deterministic, so replaying yields exactly the first ones)."""
         options = engine.Options.model_validate(record.options) if record.options else None
         state = engine.setup(record.players, options, record.seed)
+        moves: list[tuple[int, LogRecord, tuple[Event, ...]]] = []
         if upto == 0:
-            return state
+            return state, moves
         for entry in await self._guard(self.store.log(match_id, 0)):
             if entry.version > upto:
                 break
-            state = self._replay_step(engine, state, LogRecord.decode(entry.data))
-        return state
+            logged = LogRecord.decode(record.game, record.log_dict, entry.data)
+            state, events = self._replay_step(engine, state, logged)
+            moves.append((entry.version, logged, events))
+        return state, moves
 
     @staticmethod
-    def _replay_step(engine: Engine[Any], state: Any, logged: LogRecord) -> Any:
+    def _replay_step(
+        engine: Engine[Any], state: Any, logged: LogRecord
+    ) -> tuple[Any, tuple[Event, ...]]:
         if logged.seat is None:
-            return state  # a seat handed to a bot: the game state does not change
-        new_state, _ = engine.apply(state, logged.seat, parse_action(engine, logged.action))
-        return new_state
+            return state, ()  # a seat handed to a bot: the game state does not change
+        new_state, events = engine.apply(state, logged.seat, parse_action(engine, logged.action))
+        return new_state, tuple(events)
 
     async def _guard(self, call: Awaitable[T]) -> T:
         try:

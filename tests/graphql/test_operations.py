@@ -254,3 +254,22 @@ def test_store_outage_is_unavailable(make_client: Any) -> None:
     assert refused["__typename"] == "Unavailable"
     store.down = False
     assert state(gql, match_id, tokens[0])["version"] == 0
+
+
+def test_an_act_costs_one_load_and_one_compare_and_set(
+    make_client: Any,
+) -> None:
+    """Issue #4's budget: <= 2 store round trips per action. GraphQL's per-game move input
+    is checked against the match's game on the record ``act`` loads anyway -- also for the
+    first move on a match this replica has never seen."""
+    store = MemoryStore()
+    gql = make_client(store)
+    match_id, tokens = create_match(gql)
+    before = store.round_trips
+    assert act(gql, match_id, tokens[0], DRAW)["__typename"] == "ActionAccepted"
+    assert store.round_trips - before == 2
+    before = store.round_trips
+    wrong = act(gql, match_id, tokens[1], {"ny1901": {"endTurn": True}})
+    assert (wrong["__typename"], wrong["code"]) == ("BadRequest", "malformed")
+    assert "plays toy" in wrong["message"]
+    assert store.round_trips - before == 1  # refused on the loaded record, nothing written

@@ -7,7 +7,6 @@ never changes, so it is looked up once (through ``get_state``, which also authen
 remembered in a small bounded cache.
 """
 
-from collections import OrderedDict
 from typing import Any
 
 import strawberry
@@ -16,33 +15,11 @@ from strawberry.scalars import JSON
 
 from service.api.errors import ApiError
 from service.api.models import CreateMatchRequest
-from service.api.service import MatchService
 
 from .context import Info
 from .results import ACT_FAILURES, CREATE_FAILURES, HAND_FAILURES, answer, result_union
 from .types.games import GameTypes
 from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes
-
-GAME_CACHE_SIZE = 4096
-
-
-class MatchGames:
-    """match id -> game id, for the matches this replica has seen (bounded, LRU)."""
-
-    def __init__(self, size: int = GAME_CACHE_SIZE) -> None:
-        self._size = size
-        self._games: OrderedDict[str, str] = OrderedDict()
-
-    async def game_of(self, service: MatchService, match_id: str, token: str | None) -> str:
-        game = self._games.get(match_id)
-        if game is None:
-            game = (await service.get_state(match_id, token)).game
-            self._games[match_id] = game
-            if len(self._games) > self._size:
-                self._games.popitem(last=False)
-        else:
-            self._games.move_to_end(match_id)
-        return game
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -63,7 +40,6 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
         "The match after the hand-over (as a spectator sees it), or why not.",
     )
     action_input = games.action_input
-    match_games = MatchGames()
 
     @strawberry.type(description="Writes.")
     class Mutation:
@@ -124,12 +100,11 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 if expected is not None and expected < 0:
                     raise ApiError.of("malformed", "expectedVersion must be at least 0.")
                 game_id, wire_action = games.decode_action(action)
-                game = await match_games.game_of(ctx.service, str(match_id), token)
-                if game != game_id:
-                    raise ApiError.of(
-                        "malformed", f"This match plays {game}; send the move as `{game}`."
-                    )
-                return await ctx.service.act(str(match_id), token, wire_action, expected, key)
+                # The service checks the match's game on the record it loads anyway: one
+                # load + one CAS per act, as over REST.
+                return await ctx.service.act(
+                    str(match_id), token, wire_action, expected, key, game=game_id
+                )
 
             return await answer(ACT_FAILURES, play, types.from_act)
 
