@@ -41,13 +41,13 @@ Throughput: 2xx acts completed in the measurement window (after a warm-up) per s
 Latency: p50/p99 of those requests, as the client saw them. Round trips per action: the
 store's ``round_trips`` counter (every Redis command it sends, retries included; read from a
 ``/_bench/stats`` route this benchmark adds to each server) over acts, for the whole run,
-less one per match created (its one ``EVALSHA``); GraphQL's per-replica lookup of a match's
-game (one ``HMGET`` the first time a replica sees a match) stays in. Server CPU per action:
+less one per match created (its one ``EVALSHA``). Server CPU per action:
 the server process's CPU time over the run / acts -- less sensitive than throughput to
 other load on the machine (client CPU per action likewise, for the load generator: on 2
 cores it is the bare cell's limit).
-Stored bytes per match: ``MEMORY USAGE`` of both keys of complete matches played through
-REST, and the record and log payload sizes.
+Stored bytes per match: ``MEMORY USAGE`` of the match's one key (a hash: record, version and
+log chunks) for complete matches of every game at every player count, played through REST
+with random legal moves, and the record and log payload sizes.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 ENV_URL = "SKYLINE_BENCH_REDIS_URL"
 ENV_PREFIX = "SKYLINE_BENCH_PREFIX"
@@ -413,43 +413,50 @@ def measure_storage(server: Server, redis_url: str, prefix: str, matches: int
     import redis
 
     from service import games
-    from service.games.base import dump_action
     client = redis.Redis.from_url(redis_url)
     rows = []
     with httpx.Client(base_url=server.url, timeout=60) as http:
         for engine in games.all():
-            for seed in range(matches):
-                created = http.post("/v1/matches", json={"game": engine.id,
-                                                         "players": PLAYERS, "seed": seed})
-                assert created.status_code == 201, created.text
-                body = created.json()
-                match_id = body["matchId"]
-                tokens = {s["seat"]: s["token"] for s in body["seats"]}
-                state = engine.setup(PLAYERS, None, seed)
-                rng = random.Random(seed)
-                moves = 0
-                while engine.result(state) is None and engine.active_seats(state):
-                    seat = min(engine.active_seats(state))
-                    move = rng.choice(engine.legal_actions(state, seat))
-                    answer = http.post(f"/v1/matches/{match_id}/actions",
-                                       json={"action": dump_action(engine, move)},
-                                       headers={"Authorization": f"Bearer {tokens[seat]}"})
-                    assert answer.status_code == 200, answer.text
-                    state, _ = engine.apply(state, seat, move)
-                    moves += 1
-                key = f"{prefix}match:{{{match_id}}}"  # RedisStore.key / log_key
-                log_key = key + ":log"
-                entries = cast(list[tuple[bytes, dict[bytes, bytes]]], client.xrange(log_key))
-                rows.append({
-                    "game": engine.id,
-                    "moves": moves,
-                    "record_bytes": client.hstrlen(key, "r"),
-                    "log_payload_bytes": sum(len(f[b"d"]) + len(f[b"w"]) for _, f in entries),
-                    "memory_record_key": client.memory_usage(key, samples=0),
-                    "memory_log_key": client.memory_usage(log_key, samples=0),
-                })
+            for players in range(engine.min_players, engine.max_players + 1):
+                for seed in range(matches):
+                    rows.append(_stored_match(http, client, prefix, engine, players, seed))
     client.close()
     return rows
+
+
+def _stored_match(http: Any, client: Any, prefix: str, engine: Any, players: int, seed: int
+                  ) -> dict[str, Any]:
+    """Play one complete match through REST; what Redis keeps for it."""
+    from service.games.base import dump_action
+
+    created = http.post("/v1/matches", json={"game": engine.id, "players": players,
+                                             "seed": seed})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    match_id = body["matchId"]
+    tokens = {s["seat"]: s["token"] for s in body["seats"]}
+    state = engine.setup(players, None, seed)
+    rng = random.Random(seed)
+    moves = 0
+    while engine.result(state) is None and engine.active_seats(state):
+        seat = min(engine.active_seats(state))
+        move = rng.choice(engine.legal_actions(state, seat))
+        answer = http.post(f"/v1/matches/{match_id}/actions",
+                           json={"action": dump_action(engine, move)},
+                           headers={"Authorization": f"Bearer {tokens[seat]}"})
+        assert answer.status_code == 200, answer.text
+        state, _ = engine.apply(state, seat, move)
+        moves += 1
+    key = f"{prefix}match:{{{match_id}}}"  # RedisStore.key
+    chunks = [f for f in client.hkeys(key) if f.startswith(b"l")]
+    return {
+        "game": engine.id,
+        "players": players,
+        "moves": moves,
+        "record_bytes": client.hstrlen(key, "r"),
+        "log_payload_bytes": sum(client.hstrlen(key, f) for f in chunks),
+        "memory": client.memory_usage(key, samples=0),
+    }
 
 
 def _delete_prefix(redis_url: str, prefix: str) -> None:
@@ -497,15 +504,20 @@ def report(cells: list[dict[str, Any]], storage: list[dict[str, Any]], args: Any
         )
     lines += [
         "",
-        "| game | moves | record bytes | log payload bytes | MEMORY USAGE record + log |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| game | players | moves | record bytes | log payload bytes | MEMORY USAGE |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in storage:
-        total = row["memory_record_key"] + row["memory_log_key"]
         lines.append(
-            f"| {row['game']} | {row['moves']} | {row['record_bytes']} "
-            f"| {row['log_payload_bytes']} | {row['memory_record_key']} + "
-            f"{row['memory_log_key']} = {total} ({total / 1024:.1f} KiB) |"
+            f"| {row['game']} | {row['players']} | {row['moves']} | {row['record_bytes']} "
+            f"| {row['log_payload_bytes']} | {row['memory']} "
+            f"({row['memory'] / 1024:.1f} KiB) |"
+        )
+    if storage:
+        worst = max(storage, key=lambda row: row["memory"])
+        lines.append(
+            f"\nLargest: {worst['memory'] / 1024:.1f} KiB ({worst['game']}, "
+            f"{worst['players']} players, {worst['moves']} moves); goal <= 8 KiB."
         )
     return "\n".join(lines)
 
