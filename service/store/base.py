@@ -10,15 +10,18 @@ Write ids ("did my write land?")
 A write whose reply is lost (connection dropped after the server ran it) has an unknown
 outcome. Every ``compare_and_set`` therefore carries a *write id* (the caller's, or a fresh
 random one when the caller passes none), stored with the log entry. The CAS is idempotent per
-``(expected_version, write_id)``: if version ``expected_version + 1`` already exists and its
-log entry carries the same write id, the call returns True without writing again. The stores
+``(expected_version, write_id, entry)``: if version ``expected_version + 1`` already exists
+and its log entry carries the same write id and the same bytes, the call returns True without
+writing again. The stores
 use this to retry internally after a lost reply, and a caller that got ``StoreUnavailable``
 (outcome unknown) can ask again later with the same arguments -- it gets True exactly when
 its write is in the log, once, and never applies twice. ``create`` works the same way with
-its ``write_id``. A store keeps a 48-bit *tag* of each write id (``write_tag``: 6 bytes of
-BLAKE2b, written as 12 hex digits) rather than the id itself, to keep a log small;
-``LogEntry.write_tag`` exposes it, so the log can be searched with ``write_tag(id)``. Two
-different writes racing for one version share a tag with probability 2**-48.
+its ``write_id``. A store keeps a 32-bit *tag* of each write id (``write_tag``: 4 bytes of
+BLAKE2b, written as 8 hex digits) rather than the id itself, to keep a log small;
+``LogEntry.write_tag`` exposes it, so the log can be searched with ``write_tag(id)``. A retry
+is taken for the write that landed only if tag *and* entry bytes match: a wrong answer needs
+another writer's entry at that very version to be byte-identical (the same seat's same move,
+so the same outcome) and its tag to collide (2**-32).
 
 Due signals (bot seats)
 -----------------------
@@ -55,11 +58,11 @@ class StoreUnavailable(ConnectionError):
     learn whether it landed; the write ids make that repeat safe."""
 
 
-WRITE_TAG_BYTES = 6
+WRITE_TAG_BYTES = 4
 
 
 def write_tag(write_id: str) -> str:
-    """The tag a store keeps of ``write_id``: 12 hex digits (48 bits of BLAKE2b)."""
+    """The tag a store keeps of ``write_id``: 8 hex digits (32 bits of BLAKE2b)."""
     return hashlib.blake2b(write_id.encode(), digest_size=WRITE_TAG_BYTES).hexdigest()
 
 
@@ -115,7 +118,8 @@ class MatchStore(Protocol):
         ``expected_version + 1``, append ``entry`` to the log under that version, set the
         TTL (``None``: keep forever) and return True -- all or nothing. Otherwise change
         nothing and return False -- except when version ``expected_version + 1`` was written
-        by this very ``write_id`` (see the module docstring): then True, nothing written.
+        by this very ``write_id`` with this very ``entry`` (see the module docstring): then
+        True, nothing written.
         Raises ``MatchNotFound``; ``StoreUnavailable`` means the outcome is unknown."""
 
     async def log(self, match_id: str, after: int = 0) -> list[LogEntry]:

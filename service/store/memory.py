@@ -154,6 +154,7 @@ class MemoryStore:
                 write_id is not None
                 and 0 <= expected_version < len(match.log)
                 and match.log[expected_version].write_tag == write_tag(write_id)
+                and match.log[expected_version].data == entry
             )
         new_version = expected_version + 1
         match.version = new_version

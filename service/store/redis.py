@@ -12,7 +12,7 @@ Keys (one hash slot per match)
 ``{prefix}match:{<id>}`` is one hash: ``v`` version, ``r`` record, ``c`` the create's write
 tag, and the log in chunks ``l0``, ``l1``, ... of ``LOG_CHUNK`` entries each (version ``n`` is
 entry ``(n - 1) % LOG_CHUNK`` of chunk ``l{(n - 1) // LOG_CHUNK}``). An entry is framed as the
-6-byte write tag, the length of the data as a LEB128 varint, then the data.
+4-byte write tag, the length of the data as a LEB128 varint, then the data.
 
 The braces are a Redis Cluster hash tag: everything of a match hashes to the slot of
 ``<id>``, and so does its wake-up channel (the key's own name), so one Lua script may write
@@ -48,13 +48,13 @@ budget without success (``known_down``), later calls make a single attempt -- ea
 gets its 503 at once -- until one succeeds again.
 
 A retried write is safe because every write carries a write id (see ``base.py``): the
-caller's ``write_id=`` or a random one generated per call; the log keeps its 6-byte tag. If
+caller's ``write_id=`` or a random one generated per call; the log keeps its 4-byte tag. If
 the script ran but its reply was lost, the retry finds version ``expected + 1`` in the log
-with the same tag and returns True -- the caller never sees False for a write that landed,
-and it is never applied twice. When even the retries fail (``StoreUnavailable``), the
-outcome is unknown; a caller that passed its own ``write_id`` (e.g. derived from the
-request's ``Idempotency-Key``) may repeat the call later with the same ``expected_version``
-and ``write_id`` to learn it: True means it is in the log exactly once. ``create`` behaves
+with the same tag and the same bytes and returns True -- the caller never sees False for a
+write that landed, and it is never applied twice. When even the retries fail
+(``StoreUnavailable``), the outcome is unknown; a caller that passed its own ``write_id``
+(e.g. derived from the request's ``Idempotency-Key``) may repeat the call later with the
+same arguments to learn it: True means it is in the log exactly once. ``create`` behaves
 the same with its ``write_id``.
 
 Durability caveat: Redis replicates asynchronously. A primary that is cut off right after
@@ -174,8 +174,9 @@ return 1
 """
 
 # KEYS[1] the match hash (also the wake-up channel). ARGV: expected version, record, framed
-# entry, write tag, TTL ms ('' = none), entries per chunk, 'PUBLISH' or 'SPUBLISH'.
-# Returns 1 written, 0 version mismatch, 2 already written by this write tag, -1 no match.
+# entry, write tag size, TTL ms ('' = none), entries per chunk, 'PUBLISH' or 'SPUBLISH'.
+# Returns 1 written, 0 version mismatch, 2 already written by this very call (the entry at
+# the new version is this one, tag and bytes), -1 no match.
 _CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
@@ -189,8 +190,9 @@ if v ~= expected then
     local chunk = redis.call('HGET', KEYS[1], field)
     if not chunk then return 0 end
     local pos = 1
+    local tag_bytes = tonumber(ARGV[4])
     for _ = 1, (nv - 1) % size do
-      local p, len, shift = pos + 6, 0, 1
+      local p, len, shift = pos + tag_bytes, 0, 1
       while true do
         local b = string.byte(chunk, p)
         if not b then return 0 end
@@ -201,7 +203,7 @@ if v ~= expected then
       end
       pos = p + len
     end
-    if string.sub(chunk, pos, pos + 5) == ARGV[4] then return 2 end
+    if string.sub(chunk, pos, pos + #ARGV[3] - 1) == ARGV[3] then return 2 end
   end
   return 0
 end
@@ -260,12 +262,12 @@ class _Script:
         self.sha: str = client.register_script(source).sha
 
 
-LOG_CHUNK = 64
+LOG_CHUNK = 128
 """Log entries per hash field: a write rewrites (and replicates) at most one chunk."""
 
 
 def _new_write_id() -> str:
-    """A random write id for a caller that gave none (the log keeps its 48-bit tag)."""
+    """A random write id for a caller that gave none (the log keeps its 32-bit tag)."""
     return secrets.token_hex(8)
 
 
@@ -559,7 +561,7 @@ class RedisStore:
             str(int(expected_version)),
             record,
             _frame(tag, entry),
-            tag,
+            str(WRITE_TAG_BYTES),
             _ttl_ms(ttl_seconds),
             str(LOG_CHUNK),
             "SPUBLISH" if self.is_cluster else "PUBLISH",

@@ -18,6 +18,8 @@ from service.store.redis import RedisStore
 pytestmark = pytest.mark.redis
 
 GOAL_BYTES = 8 * 1024
+# The longest of 300 random 4-player New York 1901 games (575 moves; median 278, p90 392).
+SEEDS = {("ny1901", 4): (0, 118)}
 CASES = [
     (engine.id, players)
     for engine in games.all()
@@ -33,7 +35,7 @@ async def test_a_finished_match_is_one_key_within_8_kib(
     try:
         service = MatchService(store, ttl_finished=3600, ttl_idle=3600)
         engine = games.get(game)
-        for seed in (0, 1, 2):
+        for seed in SEEDS.get((game, players), (0, 1, 2)):
             created = await service.create_match(
                 CreateMatchRequest(game=game, players=players, seed=seed)
             )

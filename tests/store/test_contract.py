@@ -147,6 +147,8 @@ async def test_cas_is_idempotent_per_write_id(backend: Backend) -> None:
     assert await store.log(m) == [LogEntry(1, b"e1", write_tag("w-a"))]
     # Another write id on the same stale version lost the race.
     assert not await store.compare_and_set(m, 0, b"r1'", b"e1'", write_id="w-b")
+    # So did the same write id with other bytes: it is not the write that landed.
+    assert not await store.compare_and_set(m, 0, b"r1", b"e1'", write_id="w-a")
     assert not await store.compare_and_set(m, 0, b"r1'", b"e1'")
     # Still recognised after later versions were written by others.
     assert await store.compare_and_set(m, 1, b"r2", b"e2", write_id="w-c")
@@ -157,12 +159,12 @@ async def test_cas_is_idempotent_per_write_id(backend: Backend) -> None:
 
 
 async def test_every_log_entry_has_a_write_tag(backend: Backend) -> None:
-    """Writes without a caller's write id still get distinct 48-bit tags."""
+    """Writes without a caller's write id still get distinct 32-bit tags."""
     store, m = backend.store, mid()
     await store.create(m, b"r0")
     await write(store, m, 3)
     tags = [e.write_tag for e in await store.log(m)]
-    assert all(len(t) == 12 and int(t, 16) >= 0 for t in tags) and len(set(tags)) == 3
+    assert all(len(t) == 8 and int(t, 16) >= 0 for t in tags) and len(set(tags)) == 3
 
 
 async def test_large_binary_records_round_trip(backend: Backend) -> None:

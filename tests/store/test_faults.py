@@ -132,8 +132,12 @@ def fault_cluster() -> Iterator[RedisClusterProcesses]:
 @pytest.fixture
 async def cluster_store(fault_cluster: RedisClusterProcesses) -> AsyncIterator[RedisStore]:
     fault_cluster.wait_healthy()
+    # Watchers must follow a failover by their wake-ups alone (a dropped connection, the
+    # server ending the subscription when the slot moves), not by the idle re-read: with an
+    # hour between re-reads, a watcher that relied on it would hang the test.
     store = RedisStore.from_cluster_nodes(
-        fault_cluster.nodes_arg, prefix=f"fault:{uuid.uuid4().hex[:8]}:", retry_budget=20.0
+        fault_cluster.nodes_arg, prefix=f"fault:{uuid.uuid4().hex[:8]}:", retry_budget=20.0,
+        watch_block_ms=3_600_000,
     )
     try:
         yield store

@@ -1,0 +1,33 @@
+"""``python -m bench`` (``make bench``): every benchmark in turn, each in its own process.
+
+``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4).
+Results go to stdout; docs/performance.md records them with the machine's state.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+BENCHES = ("ny1901", "ginkgopolis", "store", "load")
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    failed = []
+    for name in BENCHES:
+        extra = ["--quick"] if quick and name == "load" else []
+        print(f"\n== bench.{name} {' '.join(extra)}".rstrip(), flush=True)
+        start = time.monotonic()
+        code = subprocess.call([sys.executable, "-m", f"bench.{name}", *extra])
+        print(f"== bench.{name}: exit {code} after {time.monotonic() - start:.0f} s", flush=True)
+        if code:
+            failed.append(name)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
