@@ -604,27 +604,22 @@ class RedisStore:
 
     async def _subscribe(self, key: str) -> _Subscription | None:
         """A subscription to ``key``'s wake-ups, or None when it cannot be made now (the
-        watcher then polls until it can)."""
+        watcher then polls until it can). On a cluster: ``SSUBSCRIBE`` on its own connection
+        to the primary that owns the key's slot; on a single node: ``SUBSCRIBE``."""
         try:
             if isinstance(self.client, RedisCluster):
                 node = self.client.get_node_from_key(key)
                 if node is None:
                     return None
                 owner = Redis(host=node.host, port=int(node.port), **self.shard_options)
-                pubsub = owner.pubsub()
-                subscription = _Subscription(pubsub, owner, node.name)
-                self.round_trips += 1
-                try:
-                    await _guard(pubsub.ssubscribe(key))
-                except BaseException:
-                    await subscription.close()
-                    raise
-                return subscription
-            pubsub = self.client.pubsub()
-            subscription = _Subscription(pubsub, None, None)
+                subscription = _Subscription(owner.pubsub(), owner, node.name)
+                subscribe = subscription.pubsub.ssubscribe
+            else:
+                subscription = _Subscription(self.client.pubsub(), None, None)
+                subscribe = subscription.pubsub.subscribe
             self.round_trips += 1
             try:
-                await _guard(pubsub.subscribe(key))
+                await _guard(subscribe(key))
             except BaseException:
                 await subscription.close()
                 raise
