@@ -45,6 +45,13 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _count(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or a positive integer")
+    return number
+
+
 def _flag(value: str) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
@@ -112,12 +119,14 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         worker = BotWorker(
             service, consumer=args.consumer or None, concurrency=args.concurrency,
             budget=args.bot_budget, reclaim_idle_ms=args.reclaim_idle_ms,
+            processes=args.processes,
         )
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, worker.stop)
-        print(f"skyline: bot worker {worker.consumer} (concurrency {worker.concurrency})",
-              flush=True)
+        thinking = f"{worker.processes} processes" if worker.processes else "threads"
+        print(f"skyline: bot worker {worker.consumer} (concurrency {worker.concurrency}, "
+              f"thinking in {thinking})", flush=True)
         try:
             await worker.run()
         finally:
@@ -265,6 +274,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env("WORKER_RECLAIM_IDLE_MS", 30_000, _positive_int),
         help="take over signals another worker left pending this long "
         "(SKYLINE_WORKER_RECLAIM_IDLE_MS)",
+    )
+    worker.add_argument(
+        "--processes", type=_count, default=_env("WORKER_PROCESSES", 0, _count),
+        help="bots think in this many worker processes (SKYLINE_WORKER_PROCESSES); 0, the "
+        "default: in threads of this process, which share one core's worth of Python. Use "
+        "about one per core when search bots are busy",
     )
     worker.add_argument("--log-level", default=_env("LOG_LEVEL", "info"),
                         help="SKYLINE_LOG_LEVEL")

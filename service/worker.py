@@ -6,7 +6,9 @@ on Redis an entry of the stream ``{prefix}bots:due``, read through the consumer 
 
 1. loads it (through ``MatchService``, like any request);
 2. for every active bot seat, asks that seat's bot for a move given the seat's VIEW and legal
-   moves only -- in a thread, so the event loop keeps serving while a search bot thinks;
+   moves only -- in a thread (default) or, with ``processes=N``, in one of N worker
+   processes, so the event loop keeps serving while a search bot thinks. Threads share one
+   core's worth of Python (the GIL); processes let one worker use every core for search bots;
 3. stores the move with ``MatchService.act_as_bot`` pinned to the loaded version: the same
    checks and compare-and-set as a human's move. A conflict (a human moved meanwhile) means
    reload and think again, never a forked history;
@@ -17,8 +19,8 @@ harmless: the worker always looks at the state. A signal claimed by a worker tha
 taken back by a restarted worker of the same name at once (``resume_due``) and by any other
 worker once it has been pending ``reclaim_idle_ms``.
 
-``skyline worker`` runs one (``--concurrency`` matches at a time); ``skyline serve`` on the
-embedded store runs one inside the server process.
+``skyline worker`` runs one (``--concurrency`` matches at a time, ``--processes`` thinking
+processes); ``skyline serve`` on the embedded store runs one inside the server process.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import multiprocessing
 import os
 import socket
 from typing import Any
@@ -55,6 +58,15 @@ MAX_MOVES_PER_CLAIM = 5000
 """A bound on the moves one claim plays (a match of bots only would otherwise never yield)."""
 
 
+def think(kind: str, seed: int, budget: Budget, game: str, view: Any, moves: list[Any],
+          seat: int) -> Any:
+    """One bot move: what a ``kind`` bot of ``game`` seeded ``seed`` plays from ``view``
+    among ``moves``. A module-level function of plain, picklable arguments, so that it runs
+    the same in a thread and in a worker process (which looks the engine up itself)."""
+    bot = get_bot(kind, seed=seed, budget=budget)
+    return bot.choose(games.get(game), view, moves, seat)
+
+
 def default_consumer() -> str:
     """``host:pid``: unique per process; pass a stable name to resume after a restart."""
     return f"{socket.gethostname()}:{os.getpid()}"
@@ -73,6 +85,7 @@ class BotWorker:
         block_ms: int = 1000,
         reclaim_idle_ms: int = DUE_RECLAIM_IDLE_MS,
         retry_pause: float = 1.0,
+        processes: int = 0,
     ) -> None:
         self.service = service
         self.store = service.store
@@ -84,9 +97,17 @@ class BotWorker:
         self.retry_pause = retry_pause
         self.moves = 0
         """Bot moves stored by this worker (metrics, tests)."""
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self.concurrency, thread_name_prefix="skyline-bot"
-        )
+        self.processes = max(0, processes)
+        self._pool: concurrent.futures.Executor
+        if self.processes:
+            # spawn, not fork: the parent runs an event loop and threads.
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.processes, mp_context=multiprocessing.get_context("spawn")
+            )
+        else:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self.concurrency, thread_name_prefix="skyline-bot"
+            )
         # match id -> signals claimed for it while it is being handled (acked together)
         self._running: dict[str, list[str]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -192,9 +213,9 @@ class BotWorker:
                 return True
             view = engine.view(state, seat)
             budget = self.budget or default_budget(record.game)
-            bot = get_bot(record.bots[seat], seed=record.seed, budget=budget)
             move = await asyncio.get_running_loop().run_in_executor(
-                self._pool, bot.choose, engine, view, moves, seat
+                self._pool, think, record.bots[seat], record.seed, budget, record.game, view,
+                moves, seat,
             )
             if move not in moves:
                 move = moves[0]
