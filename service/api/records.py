@@ -31,6 +31,12 @@ def _compact(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True).encode()
 
 
+class OutdatedRecord(ValueError):
+    """A record written by an older Skyline whose stored format this one does not read (the
+    log of events-per-entry in a stream beside the match, before 2026-11-30's one-key
+    layout): such a match is treated as gone rather than misread or damaged by a write."""
+
+
 @dataclass(frozen=True, slots=True)
 class IdempotentResult:
     key: str
@@ -89,6 +95,8 @@ class MatchRecord:
     def decode(cls, data: bytes) -> MatchRecord:
         raw_header, _, state = data.partition(b"\n")
         header = json.loads(raw_header)
+        if "d" not in header:
+            raise OutdatedRecord("the match was stored in an older format")
         return cls(
             game=header["g"],
             players=header["n"],
@@ -101,7 +109,7 @@ class MatchRecord:
             idempotency=tuple(IdempotentResult(k, v, a) for k, v, a in header["i"]),
             created=header["c"],
             updated=header["u"],
-            log_dict=header.get("d", 0),
+            log_dict=header["d"],
         )
 
 

@@ -60,7 +60,7 @@ from .models import (
     MatchState,
     SeatToken,
 )
-from .records import IdempotentResult, LogRecord, MatchRecord
+from .records import IdempotentResult, LogRecord, MatchRecord, OutdatedRecord
 
 T = TypeVar("T")
 log = logging.getLogger("skyline.service")
@@ -629,7 +629,22 @@ class MatchService:
             version, data = await self._guard(self.store.load(match_id))
         except MatchNotFound:
             raise ApiError.of("match_not_found", "No such match (or it expired).") from None
-        return version, MatchRecord.decode(data)
+        try:
+            record = MatchRecord.decode(data)
+        except OutdatedRecord:
+            raise ApiError.of(
+                "match_not_found",
+                "This match was stored by an older version of Skyline, in a format this one "
+                "does not read.",
+            ) from None
+        if not logdict.known(record.game, record.log_dict):
+            # A newer replica created it (a rolling upgrade added a dictionary): another
+            # replica can serve it, and this one can once it is upgraded.
+            raise ApiError.of(
+                "store_unavailable", "This server cannot read this match's log format yet; "
+                "retry shortly.", retryAfter=RETRY_AFTER_SECONDS,
+            )
+        return version, record
 
     async def _write(
         self, match_id: str, version: int, record: MatchRecord, entry: LogRecord

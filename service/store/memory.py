@@ -149,13 +149,12 @@ class MemoryStore:
         expires_at = self._expires_at(ttl_seconds)
         match = self._require(match_id)
         if match.version != expected_version:
-            # Idempotent retry: version expected+1 written by this same write id.
-            return (
-                write_id is not None
-                and 0 <= expected_version < len(match.log)
-                and match.log[expected_version].write_tag == write_tag(write_id)
-                and match.log[expected_version].data == entry
-            )
+            # Idempotent retry: version expected+1 written by this very call (tag and bytes).
+            # An empty write id counts as none, as on Redis.
+            if not write_id or not 0 <= expected_version < len(match.log):
+                return False
+            landed = match.log[expected_version]
+            return landed.write_tag == write_tag(write_id) and landed.data == entry
         new_version = expected_version + 1
         match.version = new_version
         match.record = bytes(record)
@@ -174,7 +173,7 @@ class MemoryStore:
 
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
         match = self._require(match_id)
-        last = after
+        last = max(after, 0)
         while True:
             changed = match.changed  # taken before looking: no lost wake-up
             current = self._get(match_id)

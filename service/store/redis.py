@@ -22,9 +22,9 @@ id must not contain ``}``.
 Why not a stream per match (the first layout): a stream allocates its first listpack node
 at ``stream-node-max-bytes`` (4 KiB by default), so ``MEMORY USAGE`` of a one-entry stream is
 4.7 KiB and a finished match took 10-16 KiB; the chunked hash keeps a whole finished match
-in 2-6 KiB. Chunks, rather than one growing field, bound what each write rewrites (and
-replicates) to one chunk. The version checks in the scripts are the guard against a forked
-log.
+in 1.3-7.6 KiB (docs/performance.md). Chunks, rather than one growing field, bound what
+each write rewrites (and replicates) to the record and one chunk. The version checks in the
+scripts are the guard against a forked log.
 
 Round trips
 -----------
@@ -73,12 +73,16 @@ Every successful write publishes the new version on the match's channel (the has
 name): ``PUBLISH`` on a single node, sharded ``SPUBLISH`` on a cluster (routed by slot to the
 shard that owns the match, so the message never crosses the cluster bus). A watcher
 subscribes (``SUBSCRIBE``/``SSUBSCRIBE`` on that shard's primary) *before* it reads the
-version, then yields every version up to the one it read; a message naming the next version
-is yielded at once, anything else (a gap, a timeout of ``watch_block_ms``, a dropped
-connection after a failover) makes it read the version again. Messages are only wake-ups:
-the version in the hash is the truth, so the stream of versions is ordered, gapless and
-resumable whatever pub/sub loses. An idle watcher reads once per ``watch_block_ms`` and ends
-when the match is gone (expired).
+version, then yields every version up to the one it read. A message, a timeout of
+``watch_block_ms``, a dropped connection or the server ending the subscription (a failover
+moved the slot) makes it read the version again. Messages are only wake-ups -- never
+trusted for the number they carry, since a primary may publish a write a failover then loses
+-- and the version in the hash is the truth, so the stream of versions is ordered, gapless
+and resumable whatever pub/sub loses. An idle watcher reads once per ``watch_block_ms`` and
+ends when the match is gone (expired). Where subscribing is refused (an ACL user without
+channel rights: grant ``&{prefix}match:*`` or ``allchannels``) the store logs a warning once
+and its watchers poll every ``backoff_cap`` (0.5 s) instead; writes are unaffected (the
+script's publish is a ``pcall``).
 
 Due signals (bot seats)
 -----------------------
@@ -94,14 +98,21 @@ loses the signal; the service re-signals when it reads such a match).
 
 TTL
 ---
-``ttl_seconds`` is per write (``create`` and ``compare_and_set``): both keys get the same
+``ttl_seconds`` is per write (``create`` and ``compare_and_set``): the match's key gets that
 ``PEXPIRE``; ``None`` clears it (``PERSIST``), so a match that finished with a TTL and is
 written again without one stays.
+
+Stored format
+-------------
+``LOG_CHUNK``, ``WRITE_TAG_BYTES`` and the entry framing are part of the stored format: a
+match written with one value cannot be read with another. Changing any of them needs a new
+key name (or a migration), not an edit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import secrets
 import time
@@ -141,6 +152,8 @@ from .base import (
 )
 
 __all__ = ["RedisStore"]
+
+log = logging.getLogger("skyline.store")
 
 T = TypeVar("T")
 Client = Redis | RedisCluster
@@ -218,7 +231,9 @@ if ARGV[5] == '' then
 else
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
-redis.call(ARGV[7], KEYS[1], nv)
+-- The wake-up is best effort: pcall, so that a refused publish (e.g. an ACL user without
+-- channel rights) cannot fail a write that is already done; watchers then poll.
+redis.pcall(ARGV[7], KEYS[1], nv)
 return 1
 """
 
@@ -324,8 +339,21 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _shard_options(client: Client) -> dict[str, Any]:
+    """What a watcher's own connection to a cluster node needs from the cluster client."""
+    if not isinstance(client, RedisCluster):
+        return {}
+    given = client.nodes_manager.connection_kwargs
+    wanted = ("username", "password", "socket_connect_timeout", "socket_timeout")
+    return {name: given[name] for name in wanted if given.get(name) is not None}
+
+
 class _Moved(Exception):
     """The server ended a watcher's subscription (its slot moved to another node)."""
+
+
+class _Refused(Exception):
+    """The server refused a watcher's subscription (e.g. NOPERM: no channel rights)."""
 
 
 _RESUBSCRIBE: tuple[type[Exception], ...] = (*_TRANSIENT, _Moved)
@@ -345,7 +373,10 @@ class _Subscription:
         e.g. a failover demoted the node it listens on)."""
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
-            message = await _guard(self.pubsub.get_message(timeout=left))
+            try:
+                message = await _guard(self.pubsub.get_message(timeout=left))
+            except ResponseError as exc:  # the (S)SUBSCRIBE's error arrives as its reply
+                raise _Refused(str(exc)) from exc
             if message is None:
                 continue
             kind = _text(message["type"])
@@ -391,8 +422,11 @@ class RedisStore:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.watch_block_ms = watch_block_ms
-        #: Connection options for a watcher's own connection to a shard (cluster only).
-        self.shard_options = shard_options or {}
+        #: Connection options for a watcher's own connection to a shard (cluster only);
+        #: by default the cluster client's own credentials and timeouts.
+        self.shard_options = shard_options if shard_options is not None else _shard_options(client)
+        #: Set when Redis refused a subscription (ACL): watchers poll instead.
+        self.wakeups_refused = False
         self.round_trips = 0
         #: Set when a call spent its retry budget; cleared by the next success.
         self.known_down = False
@@ -459,11 +493,6 @@ class RedisStore:
             # still marks its topology stale after an error and reloads it on the next call.
             retry=Retry(NoBackoff(), 0),
         )
-        store_options.setdefault("shard_options", {
-            "password": password,
-            "socket_connect_timeout": connect_timeout,
-            "socket_timeout": socket_timeout,
-        })
         return cls(client, prefix, retry_budget=retry_budget, **store_options)
 
     # -- keys ------------------------------------------------------------------------------
@@ -626,6 +655,16 @@ class RedisStore:
             return subscription
         except _TRANSIENT:
             return None
+        except ResponseError as exc:  # e.g. NOPERM: this user may not subscribe
+            self._refuse_wakeups(exc)
+            return None
+
+    def _refuse_wakeups(self, reason: Exception) -> None:
+        if not self.wakeups_refused:
+            log.warning("Redis refused a watcher's subscription (%s); watchers poll every "
+                        "%.1f s instead. Grant the user channel rights (&%smatch:*).",
+                        reason, self.backoff_cap, self.prefix)
+        self.wakeups_refused = True
 
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
         key = self.key(match_id)
@@ -637,7 +676,7 @@ class RedisStore:
         stale = False  # True: read the version before trusting it again
         try:
             while True:
-                if subscription is None:
+                if subscription is None and not self.wakeups_refused:
                     subscription = await self._subscribe(key)
                     stale = True  # subscribed (or not) after the last read: read again
                 if stale:
@@ -662,11 +701,18 @@ class RedisStore:
                     await subscription.close()  # connection or slot lost: resubscribe, read
                     subscription = None
                     continue
-                if named is None:
-                    stale = True  # idle: check the match still exists, catch anything missed
-                else:
-                    # Versions are contiguous: a message naming n means 1..n all exist.
-                    version = max(version, named)
+                except _Refused as exc:
+                    self._refuse_wakeups(exc)  # from now on this store's watchers poll
+                    await subscription.close()
+                    subscription = None
+                    stale = True
+                    continue
+                if named is None or named > last:
+                    # Idle: check the match still exists and catch anything missed. Woken: read
+                    # the version rather than trust the message -- a primary may publish a
+                    # write that a failover then loses, and a version yielded that the hash
+                    # never holds would hide the real write of that number.
+                    stale = True
         finally:
             if subscription is not None:
                 await subscription.close()

@@ -263,6 +263,25 @@ async def test_watch_yields_the_past_then_live_versions_in_order(backend: Backen
         await watcher.aclose()
 
 
+async def test_watch_after_a_negative_version_starts_at_version_one(backend: Backend) -> None:
+    store, m = backend.store, mid()
+    await store.create(m, b"r0")
+    await write(store, m, 2)
+    watcher = store.watch(m, -2)
+    try:
+        assert await take(watcher, 2) == [1, 2]
+    finally:
+        await watcher.aclose()
+
+
+async def test_an_empty_write_id_counts_as_none(backend: Backend) -> None:
+    """A retry matches only a caller's real write id: "" is no id, on every backend."""
+    store, m = backend.store, mid()
+    await store.create(m, b"r0")
+    assert await store.compare_and_set(m, 0, b"r1", b"e1", write_id="")
+    assert not await store.compare_and_set(m, 0, b"r1", b"e1", write_id="")
+
+
 async def test_watch_resumes_after_a_given_version(backend: Backend) -> None:
     store, m = backend.store, mid()
     await store.create(m, b"r0")

@@ -3,6 +3,7 @@ lost replies, fast failure, the factory."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -256,3 +257,66 @@ async def test_the_round_trip_counter_matches_what_the_server_executed() -> None
         finally:
             admin.close()
             await store.close()
+
+
+async def _take(watcher: Any, n: int) -> list[int]:
+    return [await anext(watcher) for _ in range(n)]
+
+
+async def test_a_wake_up_naming_a_version_the_match_lacks_is_not_yielded(
+    redis_store: RedisStore,
+) -> None:
+    """A primary may publish a write that a failover then loses: the watcher reads the
+    version from the match, never from the message, so the phantom number is not yielded
+    and the real write of that number is."""
+    store, m = redis_store, mid()
+    await store.create(m, b"r0")
+    assert await store.compare_and_set(m, 0, b"r1", b"e1")
+    watcher = store.watch(m, 0)
+    try:
+        assert await _take(watcher, 1) == [1]
+        phantom = asyncio.create_task(anext(watcher))
+        await asyncio.sleep(0.05)  # subscribed and waiting
+        publish = "spublish" if store.is_cluster else "publish"
+        await store.client.execute_command(publish, store.key(m), "5")
+        await asyncio.sleep(0.1)
+        assert not phantom.done()  # woken, read version 1, waiting again
+        assert await store.compare_and_set(m, 1, b"r2", b"e2")
+        async with asyncio.timeout(10):
+            assert await phantom == 2
+    finally:
+        await watcher.aclose()
+
+
+async def test_without_channel_rights_writes_work_and_watchers_poll() -> None:
+    """An ACL user that may not publish or subscribe (Redis 7's default for new users):
+    the compare-and-set still succeeds (its publish is best effort) and watchers fall back
+    to reading the version, still seeing every version in order."""
+    with RedisServer.start() as server:
+        admin = RedisStore.from_url(server.url, prefix="acl:")
+        await admin.client.execute_command(
+            "ACL", "SETUSER", "player", "on", ">secret", "~*", "+@all", "resetchannels"
+        )
+        host_port = server.url.removeprefix("redis://")
+        store = RedisStore.from_url(f"redis://player:secret@{host_port}", prefix="acl:")
+        try:
+            await store.create("m", b"r0")
+            watcher = store.watch("m", 0)
+            try:
+                first = asyncio.create_task(anext(watcher))
+                assert await store.compare_and_set("m", 0, b"r1", b"e1")
+                assert await store.compare_and_set("m", 1, b"r2", b"e2")
+                async with asyncio.timeout(10):
+                    assert [await first, *await _take(watcher, 1)] == [1, 2]
+                third = asyncio.create_task(anext(watcher))  # now it must wait
+                await asyncio.sleep(0.2)
+                assert store.wakeups_refused and not third.done()
+                assert await store.compare_and_set("m", 2, b"r3", b"e3")
+                async with asyncio.timeout(10):
+                    assert await third == 3
+            finally:
+                await watcher.aclose()
+            assert [e.version for e in await store.log("m")] == [1, 2, 3]
+        finally:
+            await store.close()
+            await admin.close()
