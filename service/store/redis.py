@@ -73,7 +73,8 @@ Every successful write publishes the new version on the match's channel (the has
 name): ``PUBLISH`` on a single node, sharded ``SPUBLISH`` on a cluster (routed by slot to the
 shard that owns the match, so the message never crosses the cluster bus). A watcher
 subscribes (``SUBSCRIBE``/``SSUBSCRIBE`` on that shard's primary) *before* it reads the
-version, then yields every version up to the one it read. A message, a timeout of
+version, then yields every version up to the one it read. A message (with any others
+already waiting: a burst of writes costs one read, ``DRAIN_MAX``), a timeout of
 ``watch_block_ms``, a dropped connection or the server ending the subscription (a failover
 moved the slot) makes it read the version again. Messages are only wake-ups -- never
 trusted for the number they carry, since a primary may publish a write a failover then loses
@@ -112,6 +113,7 @@ key name (or a migration), not an edit.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import random
 import secrets
@@ -277,6 +279,9 @@ class _Script:
         self.sha: str = client.register_script(source).sha
 
 
+DRAIN_MAX = 256
+"""Wake-up messages a watcher takes in one go before it reads the version."""
+
 LOG_CHUNK = 128
 """Log entries per hash field: a write rewrites (and replicates) at most one chunk."""
 
@@ -368,23 +373,38 @@ class _Subscription:
         self.node = node  # the shard primary it listens on (cluster only)
 
     async def next_version(self, timeout: float) -> int | None:
-        """The version named by the next message, or None after ``timeout`` seconds.
+        """The highest version named by the messages waiting now, once at least one came
+        (a burst of writes wakes the watcher once), or None after ``timeout`` seconds.
         Raises ``_Moved`` when the server drops the subscription (the shard's slots moved,
         e.g. a failover demoted the node it listens on)."""
         deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                message = await _guard(self.pubsub.get_message(timeout=left))
-            except ResponseError as exc:  # the (S)SUBSCRIBE's error arrives as its reply
-                raise _Refused(str(exc)) from exc
+        named: int | None = None
+        for taken in itertools.count():
+            if named is not None and taken >= DRAIN_MAX:
+                return named  # a steady stream of writes: go and read
+            wait = 0.0 if named is not None else deadline - time.monotonic()
+            if named is None and wait <= 0:
+                return None
+            message = await self._message(wait)
             if message is None:
+                if named is not None:
+                    return named  # nothing more waiting
                 continue
             kind = _text(message["type"])
             if kind in ("message", "smessage"):
-                return int(message["data"])
-            if kind in ("unsubscribe", "sunsubscribe"):
+                named = max(named or 0, int(message["data"]))
+            elif kind in ("unsubscribe", "sunsubscribe"):
                 raise _Moved
-        return None
+        raise AssertionError("unreachable")
+
+    async def _message(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            message: dict[str, Any] | None = await _guard(
+                self.pubsub.get_message(timeout=timeout)
+            )
+        except ResponseError as exc:  # the (S)SUBSCRIBE's error arrives as its reply
+            raise _Refused(str(exc)) from exc
+        return message
 
     async def close(self) -> None:
         try:

@@ -320,3 +320,33 @@ async def test_without_channel_rights_writes_work_and_watchers_poll() -> None:
         finally:
             await store.close()
             await admin.close()
+
+
+async def test_a_burst_of_wake_ups_costs_one_read(redis_url: str, redis_prefix: str) -> None:
+    """Fifty wake-ups already waiting when the watcher looks are taken together: a read of
+    the version or two (the client may hand them over in more than one batch), not fifty --
+    a busy match with many spectators."""
+    import redis as sync_redis
+
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    m = mid()
+    await store.create(m, b"r0")
+    assert await store.compare_and_set(m, 0, b"r1", b"e1")
+    watcher = store.watch(m, 0)
+    publisher = sync_redis.Redis.from_url(redis_url)
+    try:
+        assert await _take(watcher, 1) == [1]
+        waiting = asyncio.create_task(anext(watcher))
+        await asyncio.sleep(0.1)  # subscribed, version read, waiting for a message
+        before = store.round_trips
+        for _ in range(50):  # blocking calls: the watcher cannot run in between
+            publisher.publish(store.key(m), "2")  # (phantoms: the match stays at 1)
+        await asyncio.sleep(0.3)
+        assert not waiting.done()  # woken, read version 1, nothing new to yield
+        assert 1 <= store.round_trips - before <= 3
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+    finally:
+        publisher.close()
+        await watcher.aclose()
+        await store.close()
