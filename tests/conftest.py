@@ -89,6 +89,19 @@ def redis_cluster() -> Iterator[RedisClusterProcesses]:
         cluster.close()
 
 
+@pytest.fixture(scope="module")
+def fault_cluster() -> Iterator[RedisClusterProcesses]:
+    """A cluster of the test module's own, for tests that crash and fail over nodes (the
+    session's ``redis_cluster`` stays whole for everyone else)."""
+    if find_redis_server() is None:
+        pytest.fail(_NO_REDIS.format(url="(a local cluster)"), pytrace=False)
+    cluster = RedisClusterProcesses.start()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
 @pytest.fixture
 def redis_cluster_prefix(redis_cluster: RedisClusterProcesses) -> Iterator[str]:
     """A unique key prefix for this test; its keys on the cluster are deleted afterwards."""

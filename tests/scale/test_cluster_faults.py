@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -31,15 +30,6 @@ from tests.support.redis_servers import RedisClusterProcesses
 pytestmark = pytest.mark.redis
 
 TEST_BOUND = 240.0  # seconds; a hang guard per test
-
-
-@pytest.fixture(scope="module")
-def fault_cluster() -> Iterator[RedisClusterProcesses]:
-    cluster = RedisClusterProcesses.start()
-    try:
-        yield cluster
-    finally:
-        cluster.close()
 
 
 @pytest.mark.parametrize("fault", ["crash", "manual-failover"])

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -117,16 +117,6 @@ async def collect(store: RedisStore, match_id: str, out: list[int]) -> None:
 
 
 # -- Redis Cluster ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def fault_cluster() -> Iterator[RedisClusterProcesses]:
-    """A cluster of its own: these tests crash and fail over nodes."""
-    cluster = RedisClusterProcesses.start()
-    try:
-        yield cluster
-    finally:
-        cluster.close()
 
 
 @pytest.fixture
