@@ -4,10 +4,11 @@ of random games; plus perft-style pinned move counts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from service.games.ny1901 import ENGINE as E
-from service.games.ny1901 import data
+from service.games.ny1901 import data, shapes
 from service.games.ny1901 import state as st
 from service.games.ny1901.shapes import LEGENDARY_TILES, SUPPLY, TILES
 from tests.conformance import play_random_game
@@ -44,61 +45,64 @@ def touches_open_square(mask: int) -> bool:
     return False
 
 
-def brute_force_builds(state: st.State) -> set[tuple[int, int, int, int]]:
-    """(level, points, legendary, footprint) of every plain build, by brute force (NY-A2,
-    A6, A7, T1, T3); identical tiles and symmetric rotations collapse in the set."""
+def available_tiles(state: st.State) -> list[shapes.Tile]:
+    """The tiles the seat to move may place: unused supply tiles up to the level its score
+    allows (NY-T1), and the unclaimed legendary ones at gold (NY-T3)."""
     seat = state.seat
     score = state.score(seat)
     silver, gold = data.EXPERT_THRESHOLDS if state.expert else data.THRESHOLDS
     top = 3 if score >= gold else 2 if score >= silver else 1
-    free = state.land[seat] & ~state.built[seat]
     tiles = [t for t in TILES[:SUPPLY] if not state.used[seat] >> t.index & 1 and t.level <= top]
     if top == 3 and seat not in state.legend:
         tiles += [TILES[t] for k, t in enumerate(LEGENDARY_TILES) if state.legend[k] < 0]
+    return tiles
+
+
+def placements(tile: shapes.Tile) -> Iterator[int]:
+    """Every on-board footprint of ``tile``: each rotation at each grid position."""
+    shape = list(data.SHAPES)[tile.shape]
+    for turns in range(4):
+        cells = turned(shape, turns)
+        for y in range(H):
+            for x in range(W):
+                mask = footprint(cells, x, y)
+                if mask is not None:
+                    yield mask
+
+
+def brute_force_builds(state: st.State) -> set[tuple[int, int, int, int]]:
+    """(level, points, legendary, footprint) of every plain build, by brute force (NY-A2,
+    A6, A7, T1, T3); identical tiles and symmetric rotations collapse in the set."""
+    seat = state.seat
+    free = state.land[seat] & ~state.built[seat]
     out = set()
-    for tile in tiles:
-        shape = list(data.SHAPES)[tile.shape]
-        for turns in range(4):
-            cells = turned(shape, turns)
-            for y in range(H):
-                for x in range(W):
-                    mask = footprint(cells, x, y)
-                    if mask is not None and mask & free == mask and touches_open_square(mask):
-                        out.add((tile.level, tile.points, tile.legendary, mask))
+    for tile in available_tiles(state):
+        for mask in placements(tile):
+            if mask & free == mask and touches_open_square(mask):
+                out.add((tile.level, tile.points, tile.legendary, mask))
     return out
 
 
 def brute_force_rebuilds(state: st.State) -> set[tuple[int, int, int, int]]:
     """Every demolish-and-rebuild (NY-A4, A5, T2) by brute force."""
     seat = state.seat
-    score = state.score(seat)
-    silver, gold = data.EXPERT_THRESHOLDS if state.expert else data.THRESHOLDS
-    top = 3 if score >= gold else 2 if score >= silver else 1
     land = state.land[seat]
-    tiles = [t for t in TILES[:SUPPLY] if not state.used[seat] >> t.index & 1 and t.level <= top]
-    if top == 3 and seat not in state.legend:
-        tiles += [TILES[t] for k, t in enumerate(LEGENDARY_TILES) if state.legend[k] < 0]
     owned = [lot.mask for i, lot in enumerate(BOARD.lots) if state.lots[seat] >> i & 1]
     out = set()
-    for tile in tiles:
-        shape = list(data.SHAPES)[tile.shape]
-        for turns in range(4):
-            cells = turned(shape, turns)
-            for y in range(H):
-                for x in range(W):
-                    mask = footprint(cells, x, y)
-                    if mask is None or mask & land != mask or not touches_open_square(mask):
-                        continue
-                    hit = [(TILES[t].level, m) for t, _, m in state.buildings[seat] if m & mask]
-                    if not hit or any(level >= tile.level for level, _ in hit):
-                        continue
-                    after = mask
-                    for _tile, _, m in state.buildings[seat]:
-                        if not m & mask:
-                            after |= m
-                    if sum(1 for lot in owned if not lot & after) > data.WORKERS:
-                        continue
-                    out.add((tile.level, tile.points, tile.legendary, mask))
+    for tile in available_tiles(state):
+        for mask in placements(tile):
+            if mask & land != mask or not touches_open_square(mask):
+                continue
+            hit = [(TILES[t].level, m) for t, _, m in state.buildings[seat] if m & mask]
+            if not hit or any(level >= tile.level for level, _ in hit):
+                continue
+            after = mask
+            for _tile, _, m in state.buildings[seat]:
+                if not m & mask:
+                    after |= m
+            if sum(1 for lot in owned if not lot & after) > data.WORKERS:
+                continue
+            out.add((tile.level, tile.points, tile.legendary, mask))
     return out
 
 
