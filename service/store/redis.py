@@ -113,7 +113,6 @@ key name (or a migration), not an edit.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import random
 import secrets
@@ -378,33 +377,32 @@ class _Subscription:
         Raises ``_Moved`` when the server drops the subscription (the shard's slots moved,
         e.g. a failover demoted the node it listens on)."""
         deadline = time.monotonic() + timeout
-        named: int | None = None
-        for taken in itertools.count():
-            if named is not None and taken >= DRAIN_MAX:
-                return named  # a steady stream of writes: go and read
-            wait = 0.0 if named is not None else deadline - time.monotonic()
-            if named is None and wait <= 0:
+        named = None
+        while named is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return None
-            message = await self._message(wait)
-            if message is None:
-                if named is not None:
-                    return named  # nothing more waiting
-                continue
-            kind = _text(message["type"])
-            if kind in ("message", "smessage"):
-                named = max(named or 0, int(message["data"]))
-            elif kind in ("unsubscribe", "sunsubscribe"):
-                raise _Moved
-        raise AssertionError("unreachable")
+            named = await self._named(left)
+        for _ in range(DRAIN_MAX):
+            more = await self._named(0.0)
+            if more is None:
+                break
+            named = max(named, more)
+        return named
 
-    async def _message(self, timeout: float) -> dict[str, Any] | None:
+    async def _named(self, timeout: float) -> int | None:
+        """The version the next message names, if one comes within ``timeout`` seconds and
+        is a publication (a subscribe confirmation names none)."""
         try:
-            message: dict[str, Any] | None = await _guard(
-                self.pubsub.get_message(timeout=timeout)
-            )
+            message = await _guard(self.pubsub.get_message(timeout=timeout))
         except ResponseError as exc:  # the (S)SUBSCRIBE's error arrives as its reply
             raise _Refused(str(exc)) from exc
-        return message
+        if message is None:
+            return None
+        kind = _text(message["type"])
+        if kind in ("unsubscribe", "sunsubscribe"):
+            raise _Moved
+        return int(message["data"]) if kind in ("message", "smessage") else None
 
     async def close(self) -> None:
         try:
@@ -688,22 +686,23 @@ class RedisStore:
 
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
         key = self.key(match_id)
-        version = await self._version(key)
-        if version is None:
-            raise MatchNotFound(match_id)
         last = max(after, 0)
+        version: int | None = None
         subscription: _Subscription | None = None
-        stale = False  # True: read the version before trusting it again
+        stale = True  # True: read the version before trusting it again
         try:
             while True:
                 if subscription is None and not self.wakeups_refused:
                     subscription = await self._subscribe(key)
                     stale = True  # subscribed (or not) after the last read: read again
                 if stale:
-                    version = await self._version(key)
+                    seen, version = version, await self._version(key)
                     if version is None:
+                        if seen is None:
+                            raise MatchNotFound(match_id)  # never existed (or expired)
                         return  # expired while watched
                     stale = False
+                assert version is not None
                 while last < version:
                     last += 1
                     yield last
