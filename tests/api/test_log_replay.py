@@ -4,19 +4,17 @@ played, per seat, and the stored entries to their size."""
 
 from __future__ import annotations
 
-import random
 import statistics
 from typing import Any
 
 import pytest
 
-from service import games
 from service.api import logdict
-from service.api.models import CreateMatchRequest, MatchState
+from service.api.models import MatchState
 from service.api.records import LogRecord
 from service.api.service import MatchService
-from service.games.base import dump_action
 from service.store.memory import MemoryStore
+from tests.support.random_match import play_random_match
 
 CASES = [("ny1901", 4, 7), ("ny1901", 2, 8), ("ginkgopolis", 3, 9), ("ginkgopolis", 1, 10)]
 
@@ -29,21 +27,8 @@ async def _play(game: str, players: int, seed: int
                 ) -> tuple[MatchService, str, dict[int, str], Answers]:
     """A complete random match through the service; what every act answered."""
     service = MatchService(MemoryStore(), ttl_finished=None, ttl_idle=None)
-    created = await service.create_match(
-        CreateMatchRequest(game=game, players=players, seed=seed)
-    )
-    match_id = created.match_id
-    tokens = {s.seat: s.token for s in created.seats}
-    chooser = random.Random(seed)
-    answered: Answers = {}
-    engine = games.get(game)
-    while (state := await service.get_state(match_id, None)).status != "finished":
-        seat = chooser.choice(state.active_seats)
-        moves = (await service.legal_moves(match_id, tokens[seat])).moves
-        move = dump_action(engine, chooser.choice(moves))
-        done = await service.act(match_id, tokens[seat], move, None, None)
-        answered[done.version] = (seat, [e.model_dump() for e in done.events])
-    return service, match_id, tokens, answered
+    played = await play_random_match(service, game, players, seed)
+    return service, played.match_id, played.tokens, played.answered
 
 
 @pytest.mark.parametrize(("game", "players", "seed"), CASES)
