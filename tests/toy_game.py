@@ -11,11 +11,14 @@ Hidden information: hands, the deck order, and a seat's choice until the reveal.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from service import games
 from service.games import rng
 from service.games.base import (
     GAME_OVER,
@@ -206,3 +209,16 @@ class ToyEngine:
 
 
 engine = ToyEngine()
+
+
+@contextmanager
+def registered() -> Iterator[None]:
+    """The toy engine registered as ``toy`` next to the real games while the block runs
+    (left registered afterwards if it already was)."""
+    known = "toy" in games.ids()
+    games.register("toy", "tests.toy_game:engine")
+    try:
+        yield
+    finally:
+        if not known:
+            games.unregister("toy")

@@ -6,15 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from service import games
+from tests.toy_game import registered as toy_registered
 
 TOY = "toy"
 
 
 @pytest.fixture(autouse=True)
 def toy_game() -> Iterator[None]:
-    known = TOY in games.ids()
-    games.register(TOY, "tests.toy_game:engine")
-    yield
-    if not known:
-        games.unregister(TOY)
+    with toy_registered():
+        yield

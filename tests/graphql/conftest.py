@@ -10,12 +10,12 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from service import games
 from service.api.graphql import graphql_routes
 from service.api.service import MatchService
 from service.store import MatchStore, MemoryStore, RedisStore
 from tests.graphql.client import GraphQLClient
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
+from tests.toy_game import registered as toy_registered
 
 TOY = "toy"
 
@@ -23,11 +23,8 @@ TOY = "toy"
 @pytest.fixture(scope="package", autouse=True)
 def toy_game() -> Iterator[None]:
     """The toy engine (hidden hands, a simultaneous step) next to the real games."""
-    known = TOY in games.ids()
-    games.register(TOY, "tests.toy_game:engine")
-    yield
-    if not known:
-        games.unregister(TOY)
+    with toy_registered():
+        yield
 
 
 def graphql_app(store: MatchStore) -> tuple[Starlette, Any]:
