@@ -21,7 +21,7 @@ from typing import Any
 
 from service import games
 from service.bots import Budget
-from service.worker import think
+from service.workers.bots import think
 
 
 def positions() -> list[tuple[str, Any, list[Any], int]]:

@@ -37,7 +37,7 @@ def typical_record(game: str = "ny1901") -> tuple[bytes, str]:
     try:
         import hashlib
 
-        from service.api.records import MatchRecord
+        from service.matches.records import MatchRecord
 
         tokens = tuple(hashlib.sha256(b"seat%d" % i).hexdigest() for i in range(4))
         record = MatchRecord(game=game, players=4, options=None, seed=1901, tokens=tokens,

@@ -17,13 +17,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from service.api.errors import ApiError
 from service.api.graphql import graphql_routes
-from service.api.metrics import Metrics
 from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
-from service.api.rest import problem_response, rest_routes
-from service.api.service import MatchService
+from service.api.problems import problem_response
+from service.api.rest import rest_routes
+from service.errors import ApiError
+from service.matches import MatchService
+from service.metrics import Metrics
 from service.store import MatchStore
 
 log = logging.getLogger("skyline")
@@ -46,7 +47,7 @@ class Settings:
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
     worker_options: dict[str, Any] = field(default_factory=dict)
-    """Keyword arguments of ``service.worker.BotWorker`` (concurrency, budget ...)."""
+    """Keyword arguments of ``service.workers.bots.BotWorker`` (concurrency, budget ...)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -95,7 +96,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         *rest_routes(),
         *graphql_routes(match_service, allowed_origins=list(settings.cors_origins)),
     ]
-    from service.api.pictures import picture_routes  # board.svg (issue 6)
+    from service.api.rest.pictures import picture_routes  # board.svg (issue 6)
     from service.web import web_routes  # the reference client at /play (issue 6)
 
     routes += [*picture_routes(), *web_routes()]
@@ -110,7 +111,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         worker = task = None
         if in_process_worker:
-            from service.worker import BotWorker
+            from service.workers.bots import BotWorker
 
             worker = BotWorker(match_service, **settings.worker_options)
             task = asyncio.create_task(worker.run())

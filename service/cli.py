@@ -1,4 +1,5 @@
-"""The `skyline` command line: ``serve``, ``worker``, ``export-schema``, ``games``.
+"""The `skyline` command line: ``serve``, ``worker``, ``export-schema``, ``games``, ``show``,
+``selfplay``.
 
 Every ``serve`` flag also reads an environment variable (``SKYLINE_<FLAG>``); a flag given on
 the command line wins over the environment.
@@ -7,6 +8,7 @@ the command line wins over the environment.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import json
 import os
@@ -95,13 +97,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_worker(args: argparse.Namespace) -> int:
     """``skyline worker``: play bot seats signalled due on Redis until SIGTERM / SIGINT."""
-    import asyncio
     import logging
     import signal
 
-    from service.api.service import MatchService
+    from service.matches import MatchService
     from service.store import open_store
-    from service.worker import BotWorker
+    from service.workers.bots import BotWorker
 
     if not (args.redis_url or args.redis_cluster):
         print(
@@ -228,6 +229,85 @@ def _cmd_export_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- `skyline show MATCH [--svg FILE]` ---------------------------------------------------------
+SHOW_HELP = "print a match as text, or write its board picture as SVG (--svg FILE)"
+
+
+def add_show_parser(commands: Any) -> None:
+    """Add ``skyline show`` to the subcommands."""
+    show = commands.add_parser("show", help=SHOW_HELP, description=SHOW_HELP)
+    show.add_argument("match", help="the match id")
+    show.add_argument("--svg", metavar="FILE",
+                      help="write the board as SVG to FILE ('-': standard output)")
+    show.add_argument("--token", default=None,
+                      help="a seat token: draw that seat's view (default: a spectator's)")
+    show.add_argument("--highlight", type=int, default=None, metavar="INDEX",
+                      help="with --svg and --token: draw legal move number INDEX distinctly")
+    _add_store_flags(show)
+    show.set_defaults(handler=run_show)
+
+
+def run_show(args: Any) -> int:
+    """The ``skyline show`` handler: 0 on success, 1 with a message on stderr otherwise."""
+    from service.errors import ApiError
+    from service.store import open_store
+
+    store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix)
+    try:
+        output = asyncio.run(show(store, args.match, token=args.token, svg=args.svg is not None,
+                                  highlight=args.highlight))
+    except ApiError as error:
+        hint = ""
+        if error.code == "match_not_found" and not (args.redis_url or args.redis_cluster):
+            hint = (" (no --redis-url: the embedded store is empty in a new process; point "
+                    "`skyline show` at the server's Redis)")
+        print(f"skyline show: {error.detail}{hint}", file=sys.stderr)
+        return 1
+    if args.svg is None or args.svg == "-":
+        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+    else:
+        Path(args.svg).write_text(output, encoding="utf-8")
+        print(f"wrote {args.svg}")
+    return 0
+
+
+async def show(store: Any, match_id: str, *, token: str | None = None, svg: bool = False,
+               highlight: int | None = None) -> str:
+    """The text (default) or SVG picture of a match, as ``token``'s seat (None: spectator)
+    sees it. Text comes from the engine's own text rendering of public information."""
+    from service import games
+    from service.errors import ApiError
+    from service.matches import MatchService
+    from service.matches.board import board_svg
+    from service.matches.records import MatchRecord
+
+    service = MatchService(store, ttl_finished=None, ttl_idle=None)
+    try:
+        if svg:
+            return (await board_svg(service, match_id, token, highlight)).svg
+        if highlight is not None:
+            raise ApiError.of("malformed", "--highlight needs --svg.")
+        state = await service.get_state(match_id, token)
+        picture = getattr(state.view, "text", None)
+        if not isinstance(picture, str):
+            _, data = await store.load(match_id)
+            engine: Any = games.get(state.game)
+            render = getattr(engine, "render", None)
+            picture = render(engine.loads(MatchRecord.decode(data).state)) if render else ""
+        who = "spectator" if state.seat is None else f"seat {state.seat}"
+        lines = [f"{state.game} match {match_id} · version {state.version} · {state.status}"
+                 f" · to act: {', '.join(map(str, state.active_seats)) or 'nobody'}"
+                 f" · view of {who}", "", picture.rstrip("\n")]
+        if state.result is not None:
+            lines += ["", "final scores:"]
+            for seat in sorted(state.result.seats, key=lambda s: (s.rank, s.seat)):
+                parts = ", ".join(f"{line.rule} {line.points}" for line in seat.breakdown)
+                lines.append(f"  seat {seat.seat}: {seat.score} (rank {seat.rank}) — {parts}")
+        return "\n".join(lines) + "\n"
+    finally:
+        await store.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="skyline", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -298,9 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_selfplay_parser(commands)  # `skyline selfplay`: service/bots/selfplay.py
 
-    from service.api.pictures import add_show_parser
-
-    add_show_parser(commands)  # `skyline show MATCH [--svg FILE]`: service/api/pictures.py
+    add_show_parser(commands)  # `skyline show MATCH [--svg FILE]`
     return parser
 
 

@@ -7,8 +7,8 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .errors import ApiError
-from .metrics import Metrics
+from service.errors import ApiError
+from service.metrics import Metrics
 
 
 class _TooLarge(Exception):

@@ -14,10 +14,9 @@ from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import models_json_schema
 
 from service import games
+from service.errors import CODES, Problem
 from service.games.base import Engine
-
-from .errors import CODES
-from .models import (
+from service.matches.models import (
     MAX_SEED,
     ActRequest,
     ActResponse,
@@ -29,14 +28,13 @@ from .models import (
     LogEntryOut,
     LogPage,
     MatchState,
-    Problem,
     Version,
 )
-from .pictures import openapi_path
 
 REF = "#/components/schemas/{model}"
 MATCH_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 PROBLEM = "application/problem+json"
+SVG_MEDIA_TYPE = "image/svg+xml"
 
 
 def _union(members: list[Any]) -> Any:
@@ -374,7 +372,7 @@ def _paths() -> dict[str, Any]:
                 **_problems(400, 401, 404, 503),
             },
         }},
-        **openapi_path(_problems, MATCH_ID_PARAM, AUTH_PARAM),  # board.svg (pictures.py)
+        **_board_svg_path(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "responses": {"200": {"description": "Alive.", "content": {"application/json": {
@@ -418,4 +416,36 @@ def build_openapi() -> dict[str, Any]:
         "components": {
             "schemas": schemas,
         },
+    }
+
+
+def _board_svg_path() -> dict[str, Any]:
+    """The path item of ``GET /v1/matches/{matchId}/board.svg`` (an SVG, not JSON)."""
+    return {
+        "/v1/matches/{matchId}/board.svg": {"get": {
+            "operationId": "getBoardSvg", "tags": ["matches"],
+            "summary": "The board as an SVG picture of the caller's view.",
+            "description": "Drawn from the caller's view only (no token: a spectator's). "
+            "`highlight` draws the caller's legal move of that index (as listed by "
+            "legal-moves at the same version) distinctly; out of range: 422 "
+            "`bad_highlight`.",
+            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
+                "name": "highlight", "in": "query", "required": False,
+                "description": "Index of one of the caller's legal moves.",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}}, {
+                "name": "If-None-Match", "in": "header", "required": False,
+                "description": "A previous ETag: 304 while unchanged.",
+                "schema": {"type": "string"}}],
+            "responses": {
+                "200": {
+                    "description": "The SVG document.",
+                    "headers": {"ETag": {
+                        "description": 'The version and highlight, quoted ("7-x", "7-3").',
+                        "required": True, "schema": {"type": "string"}}},
+                    "content": {SVG_MEDIA_TYPE: {"schema": {"type": "string"}}},
+                },
+                "304": {"description": "Not modified."},
+                **_problems(400, 401, 404, 422, 503),
+            },
+        }},
     }

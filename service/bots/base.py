@@ -1,4 +1,4 @@
-"""The bot contract, budgets and the registry of built-in players.
+"""The bot contract, budgets and the base of the model-driven players.
 
 A bot sees exactly what its seat sees: the engine (the rules), the seat's view
 (``engine.view(state, seat)``) and the seat's legal moves. It never receives the real state,
@@ -108,24 +108,3 @@ def derive_rng(seed: int, seat: int, view: BaseModel, salt: str = "") -> random.
     digest = hashlib.blake2b(view.model_dump_json().encode(), digest_size=16)
     digest.update(f"|{seed}|{seat}|{salt}".encode())
     return random.Random(int.from_bytes(digest.digest(), "big"))
-
-
-KINDS = ("random", "greedy", "search")
-
-
-def get_bot(kind: str, seed: int = 0, budget: Budget | None = None) -> Bot:
-    """A built-in bot: ``"random"``, ``"greedy"`` or ``"search"`` (``budget`` only matters
-    for search). Raises ``ValueError`` for an unknown kind."""
-    if kind == "random":
-        from .random_bot import RandomBot
-
-        return RandomBot(seed)
-    if kind == "greedy":
-        from .greedy import GreedyBot
-
-        return GreedyBot(seed)
-    if kind == "search":
-        from .search import SearchBot
-
-        return SearchBot(seed, budget or Budget())
-    raise ValueError(f"unknown bot kind {kind!r} (known: {', '.join(KINDS)})")

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from .base import KINDS, Budget, get_bot
+from .base import Budget
+from .registry import KINDS, get_bot
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,8 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from service import games
-from service.api.records import MatchRecord
 from service.app import Settings, create_app
+from service.matches.records import MatchRecord
 from service.store import MatchStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore

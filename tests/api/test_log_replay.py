@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from service.api import logdict
-from service.api.models import MatchState
-from service.api.records import LogRecord
-from service.api.service import MatchService
+from service.matches import MatchService, logdict
+from service.matches.models import MatchState
+from service.matches.records import LogRecord
 from service.store.memory import MemoryStore
 from tests.support.random_match import play_random_match
 
@@ -72,7 +71,7 @@ async def test_a_stored_move_is_seat_and_action_in_a_few_bytes(game: str, player
                                                                seed: int) -> None:
     service, match_id, _, answered = await _play(game, players, seed)
     entries = await service.store.log(match_id, 0)
-    _, record = await service._load(match_id)
+    _, record = await service.storage.load(match_id)
     assert record.log_dict == logdict.current_number(game)
     decoded = [LogRecord.decode(game, record.log_dict, e.data) for e in entries]
     assert [d.seat for d in decoded] == [answered[e.version][0] for e in entries]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from service.api import auth, logdict
-from service.api.errors import ApiError
-from service.api.records import IdempotentResult, LogRecord, MatchRecord, OutdatedRecord
+from service.api.credentials import bearer_token
+from service.errors import ApiError
+from service.identity import seats
+from service.matches import logdict
+from service.matches.records import IdempotentResult, LogRecord, MatchRecord, OutdatedRecord
 
 
 def test_record_round_trip_and_bounded_idempotency_memory() -> None:
@@ -69,14 +71,14 @@ def test_a_typical_move_is_stored_in_a_few_bytes(game: str, move: dict[str, obje
 
 
 def test_tokens_are_stored_as_digests_and_matched_per_seat() -> None:
-    tokens = [auth.new_token() for _ in range(3)]
+    tokens = [seats.new_token() for _ in range(3)]
     assert len(set(tokens)) == 3 and all(len(t) > 40 for t in tokens)
-    digests = [auth.digest(t) for t in tokens]
+    digests = [seats.digest(t) for t in tokens]
     assert all(t not in d for t, d in zip(tokens, digests, strict=True))
-    assert [auth.seat_of(t, digests) for t in tokens] == [0, 1, 2]
-    assert auth.seat_of("sky_guess", digests) is None
-    assert auth.seat_of(tokens[1], [digests[0], None, digests[2]]) is None  # a bot seat
-    assert auth.bearer_token(None) is None
-    assert auth.bearer_token(f"bearer {tokens[0]}") == tokens[0]
+    assert [seats.seat_of(t, digests) for t in tokens] == [0, 1, 2]
+    assert seats.seat_of("sky_guess", digests) is None
+    assert seats.seat_of(tokens[1], [digests[0], None, digests[2]]) is None  # a bot seat
+    assert bearer_token(None) is None
+    assert bearer_token(f"bearer {tokens[0]}") == tokens[0]
     with pytest.raises(ApiError):
-        auth.bearer_token("Token abc")
+        bearer_token("Token abc")

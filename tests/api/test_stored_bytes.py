@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service import games
-from service.api.service import MatchService
+from service.matches import MatchService
 from service.store.redis import RedisStore
 from tests.support.random_match import play_random_match
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from service import games
-from service.api.errors import ApiError
-from service.api.records import MatchRecord
-from service.api.service import MatchService
+from service.errors import ApiError
+from service.matches import MatchService
+from service.matches.records import MatchRecord
 from service.store.memory import MemoryStore
 
 MATCH = "stored-elsewhere"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.bots.base import Budget
+from service.bots import Budget
 from service.bots.selfplay import format_table, match_specs, run
 from service.cli import main
 

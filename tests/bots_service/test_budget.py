@@ -2,7 +2,7 @@
 
 from service.bots import Budget
 from service.cli import build_parser
-from service.worker import DEFAULT_BUDGET, default_budget
+from service.workers.bots import DEFAULT_BUDGET, default_budget
 
 
 def test_ginkgopolis_search_seats_think_longer_than_new_york_ones() -> None:

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from service import games
-from service.api.models import CreateMatchRequest
-from service.api.service import MatchService
 from service.bots import Budget
 from service.cli import build_parser
 from service.games.base import dump_action
+from service.matches import MatchService
+from service.matches.models import CreateMatchRequest
 from service.store.redis import RedisStore
-from service.worker import BotWorker
+from service.workers.bots import BotWorker
 
 SKYLINE = str(Path(sys.executable).parent / "skyline")
 

@@ -11,11 +11,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from service import games
-from service.api.errors import ApiError
-from service.api.records import MatchRecord
-from service.api.service import MatchService
 from service.app import Settings, create_app
+from service.errors import ApiError
 from service.games.base import dump_action
+from service.matches import MatchService
+from service.matches.records import MatchRecord
 from service.store.memory import MemoryStore
 
 TOY = "toy"
@@ -78,7 +78,7 @@ async def test_a_human_pinned_write_racing_a_bot_gets_409_and_history_never_fork
     The other way round, a bot pinned to a stale version is refused too."""
     store = MemoryStore()
     service = MatchService(store, ttl_finished=None, ttl_idle=None)
-    from service.api.models import CreateMatchRequest
+    from service.matches.models import CreateMatchRequest
 
     created = await service.create_match(CreateMatchRequest(
         game="ginkgopolis", players=2, seed=4, bots={"1": "random"}))
@@ -163,7 +163,7 @@ async def test_reads_signal_a_waiting_bot_again_only_after_a_while() -> None:
     """The safety net for a lost signal: a read of a match whose bot is to move signals it
     again -- once the bot's turn has waited ``resignal_after`` without a write, so polling
     clients do not flood the workers."""
-    from service.api.models import CreateMatchRequest
+    from service.matches.models import CreateMatchRequest
 
     now = [1000.0]
     store = MemoryStore()

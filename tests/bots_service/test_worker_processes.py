@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from service import games
-from service.api.models import CreateMatchRequest
-from service.api.service import MatchService
 from service.bots import Budget
 from service.games.base import dump_action
+from service.matches import MatchService
+from service.matches.models import CreateMatchRequest
 from service.store.memory import MemoryStore
-from service.worker import BotWorker, think
+from service.workers.bots import BotWorker, think
 
 CASES = [
     ("ny1901", 2, {"1": "search"}),

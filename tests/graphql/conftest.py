@@ -11,7 +11,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from service.api.graphql import graphql_routes
-from service.api.service import MatchService
+from service.matches import MatchService
 from service.store import MatchStore, MemoryStore, RedisStore
 from tests.graphql.client import GraphQLClient
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from service.api.errors import CODES, ApiError
 from service.api.graphql.results import ACT_FAILURES, CREATE_FAILURES, READ_FAILURES
 from service.api.graphql.types.failures import (
     BadRequest,
@@ -18,6 +17,7 @@ from service.api.graphql.types.failures import (
     VersionConflict,
     failure_for,
 )
+from service.errors import CODES, ApiError
 
 EXPECTED = {
     "malformed": BadRequest,

@@ -51,7 +51,7 @@ def test_svg_of_the_callers_view(client: TestClient, game: str) -> None:
 
 
 def test_same_bytes_as_rendering_the_view(client: TestClient) -> None:
-    from service.api.service import MatchService
+    from service.matches import MatchService
 
     match_id, tokens = create(client, "ginkgopolis")
     service: MatchService = client.app.state.match_service  # type: ignore[attr-defined]
@@ -139,10 +139,9 @@ def test_the_client_is_served_at_play(client: TestClient) -> None:
 
 
 def test_openapi_path_item_for_the_integrator() -> None:
-    from service.api.openapi import AUTH_PARAM, MATCH_ID_PARAM, _problems
-    from service.api.pictures import openapi_path
+    from service.api.openapi import build_openapi
 
-    item = openapi_path(_problems, MATCH_ID_PARAM, AUTH_PARAM)["/v1/matches/{matchId}/board.svg"]
+    item = build_openapi()["paths"]["/v1/matches/{matchId}/board.svg"]
     operation = item["get"]
     assert operation["operationId"] == "getBoardSvg"
     assert {"200", "304", "400", "401", "404", "422", "503"} == set(operation["responses"])

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from service.api.models import CreateMatchRequest
-from service.api.pictures import board_svg, show
-from service.api.service import MatchService
-from service.cli import main
+from service.cli import main, show
+from service.matches import MatchService
+from service.matches.board import board_svg
+from service.matches.models import CreateMatchRequest
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 

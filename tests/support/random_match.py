@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service import games
-from service.api.models import CreateMatchRequest
-from service.api.service import MatchService
 from service.games.base import dump_action
+from service.matches import MatchService
+from service.matches.models import CreateMatchRequest
 
 
 @dataclass

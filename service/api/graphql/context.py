@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 
-from service.api import auth
-from service.api.errors import ApiError
-from service.api.service import MatchService
+from service.api.credentials import bearer_token
+from service.errors import ApiError
+from service.matches import MatchService
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Context:
     def authenticate(self, authorization: str | None) -> None:
         """Take the token from an ``Authorization`` value (header or connection_init)."""
         try:
-            self.token = auth.bearer_token(authorization)
+            self.token = bearer_token(authorization)
             self.auth_error = None
         except ApiError as error:
             self.token, self.auth_error = None, error

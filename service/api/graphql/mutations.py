@@ -13,8 +13,8 @@ import strawberry
 from pydantic import ValidationError
 from strawberry.scalars import JSON
 
-from service.api.errors import ApiError
-from service.api.models import CreateMatchRequest
+from service.errors import ApiError
+from service.matches.models import CreateMatchRequest
 
 from .context import Info
 from .results import ACT_FAILURES, CREATE_FAILURES, HAND_FAILURES, answer, result_union

@@ -2,7 +2,7 @@
 
 import strawberry
 
-from service.api.pictures import graphql_board_field
+from service.api.graphql.board import graphql_board_field
 
 from .context import Info
 from .results import READ_FAILURES, answer, result_union

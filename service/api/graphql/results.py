@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypeVar, Union
 
 import strawberry
 
-from service.api.errors import ApiError
+from service.errors import ApiError
 
 from .convert import MalformedInput
 from .types.failures import (

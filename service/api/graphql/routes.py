@@ -24,13 +24,13 @@ from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
-from service.api import auth
-from service.api.errors import ApiError
-from service.api.service import MatchService
+from service.errors import ApiError
+from service.identity.seats import TOKEN_PREFIX
+from service.matches import MatchService
 
 from .context import Context, authorization_of
 
-_TOKEN_SHAPE = re.compile(re.escape(auth.TOKEN_PREFIX) + r"[A-Za-z0-9_-]{32,128}")
+_TOKEN_SHAPE = re.compile(re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_-]{32,128}")
 
 
 class SkylineGraphQL(GraphQL):

@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator
 
 import strawberry
 
-from service.api.errors import ApiError
+from service.errors import ApiError
 
 from .context import Info
 from .results import READ_FAILURES, result_union

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import strawberry
 
-from service.api.errors import CODES, ApiError
+from service.errors import CODES, ApiError
 
 
 @strawberry.interface(description="An expected failure; `code` is stable and machine-readable.")

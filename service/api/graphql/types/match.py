@@ -15,7 +15,7 @@ from typing import Any, cast
 import strawberry
 from strawberry.scalars import JSON
 
-from service.api import models
+from service.matches import models
 
 from ..convert import Optional
 from .games import GameTypes

@@ -150,17 +150,3 @@ class LogPage(WireModel):
     match_id: str
     entries: list[LogEntryOut]
     latest_version: int
-
-
-class Problem(BaseModel):
-    """RFC 9457 problem details, with a stable machine-readable ``code``."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow"
-    )
-    type: str = "about:blank"
-    title: str
-    status: int
-    detail: str
-    code: str
-    current_version: int | None = None

@@ -1,4 +1,4 @@
-"""Per-seat bearer tokens.
+"""Seat tokens: the credential of one seat of one match.
 
 A token is 32 random bytes (``secrets``), shown once when the match is created. The record
 keeps only its SHA-256 digest: tokens are high-entropy, so a plain hash is enough and a stolen
@@ -13,8 +13,6 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Sequence
-
-from .errors import ApiError
 
 TOKEN_PREFIX = "sky_"
 
@@ -39,17 +37,3 @@ def seat_of(token: str, digests: Sequence[str | None]) -> int | None:
         if hmac.compare_digest(candidate, reference) and stored is not None:
             found = seat
     return found
-
-
-def bearer_token(authorization: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header; None when absent.
-
-    A header that is present but not a bearer token is refused (401), not ignored.
-    """
-    if authorization is None:
-        return None
-    scheme, _, token = authorization.strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
-        raise ApiError.of("unauthorized", "Authorization must be 'Bearer <seat token>'.")
-    return token

@@ -1,4 +1,4 @@
-"""Expected failures of the service layer, as RFC 9457 problems with a stable ``code``.
+"""The service-level problems, shared by every package: as RFC 9457 problems with a stable ``code``.
 
 Every refusal the service decides is an ``ApiError``; REST renders it as
 ``application/problem+json`` and GraphQL as a union result. Codes are part of the API: add
@@ -9,7 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from .models import Problem
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details, with a stable machine-readable ``code``."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow"
+    )
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    code: str
+    current_version: int | None = None
+
 
 # code -> (status, title); docs/api.md lists the same table.
 CODES: dict[str, tuple[int, str]] = {

@@ -35,10 +35,10 @@ import socket
 from typing import Any
 
 from service import games
-from service.api.errors import ApiError
-from service.api.service import MatchService
 from service.bots import Budget, get_bot
+from service.errors import ApiError
 from service.games.base import dump_action
+from service.matches import MatchService
 from service.store import DueSignal
 from service.store.base import DUE_RECLAIM_IDLE_MS
 
@@ -194,7 +194,7 @@ class BotWorker:
         service = self.service
         for _ in range(MAX_MOVES_PER_CLAIM):
             try:
-                version, record = await service._load(match_id)
+                version, record = await service.storage.load(match_id)
             except ApiError as error:
                 if error.code == "match_not_found":
                     return True

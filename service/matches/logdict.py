@@ -14,7 +14,7 @@ it. (Numbers 1, trained on entries that still held events, and 2, a 16 KB sample
 retired before any match outside tests used them; 3 is 32 KB of entries ranked by frequency:
 about 5 bytes a New York move, 6.5 a Ginkgopolis one.)
 
-Rebuild (adds a dictionary for games without one): ``python -m service.api.logdict``.
+Rebuild (adds a dictionary for games without one): ``python -m service.matches.logdict``.
 """
 
 from __future__ import annotations

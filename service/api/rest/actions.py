@@ -1,0 +1,32 @@
+"""``POST /v1/matches/{id}/actions``: a move (the hot path)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from service.errors import ApiError
+from service.matches.models import ActRequest
+
+from .http import etag, parse_if_match, read_body, service_of, token_of
+
+
+async def act(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    token = token_of(request)
+    if token is None:
+        raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
+    body = await read_body(request, ActRequest)
+    result = await service_of(request).act(
+        match_id,
+        token,
+        body.action,
+        body.expected_version,
+        request.headers.get("idempotency-key"),
+        if_match=parse_if_match(request.headers.get("if-match")),
+    )
+    headers = {"ETag": etag(result.state.version), "Cache-Control": "no-store"}
+    # The hot path: pydantic's own JSON encoder gives the same bytes as JSONResponse(
+    # to_json()) at a quarter of the CPU (the answer carries the caller's whole view).
+    return Response(result.model_dump_json(by_alias=True), headers=headers,
+                    media_type="application/json")

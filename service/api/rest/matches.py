@@ -1,0 +1,40 @@
+"""Matches: create one, read the caller's view, its legal moves and the log."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from service.matches.models import CreateMatchRequest
+
+from .http import PRIVATE, etag, etag_matches, query_count, read_body, service_of, token_of
+
+
+async def create_match(request: Request) -> Response:
+    body = await read_body(request, CreateMatchRequest)
+    created = await service_of(request).create_match(body)
+    location = f"/v1/matches/{created.match_id}"
+    headers = {"Location": location, "Cache-Control": "no-store"}
+    return JSONResponse(created.to_json(), status_code=201, headers=headers)
+
+
+async def get_match(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    state = await service_of(request).get_state(match_id, token_of(request))
+    headers = {"ETag": etag(state.version), **PRIVATE}
+    if etag_matches(request.headers.get("if-none-match"), state.version):
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(state.to_json(), headers=headers)
+
+
+async def legal_moves(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    moves = await service_of(request).legal_moves(match_id, token_of(request))
+    return JSONResponse(moves.to_json(), headers={"ETag": etag(moves.version), **PRIVATE})
+
+
+async def match_log(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    after = query_count(request, "after") or 0
+    page = await service_of(request).log(match_id, token_of(request), after)
+    return JSONResponse(page.to_json(), headers=PRIVATE)

@@ -1,0 +1,55 @@
+"""Board pictures over HTTP: ``GET /v1/matches/{id}/board.svg[?highlight=<move index>]``
+(``service.matches.board`` draws them)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from service.errors import ApiError
+from service.matches import MatchService
+from service.matches.board import board_svg
+from service.pictures import SVG_MEDIA_TYPE
+
+from ..credentials import bearer_token
+
+
+def parse_highlight(raw: str | None) -> int | None:
+    """The ``highlight`` query value: None when absent, else a non-negative integer (400)."""
+    if raw is None or raw == "":
+        return None
+    text = raw.strip()
+    if not text.isdigit() or len(text) > 9:
+        raise ApiError.of("malformed", "highlight must be a move index (a non-negative integer).")
+    return int(text)
+
+
+async def board_svg_route(request: Request) -> Response:
+    match_id = request.path_params["match_id"]
+    token = bearer_token(request.headers.get("authorization"))
+    highlight = parse_highlight(request.query_params.get("highlight"))
+    service: MatchService = request.app.state.match_service
+    picture = await board_svg(service, match_id, token, highlight)
+    etag = f'"{picture.version}-{"x" if highlight is None else highlight}"'
+    headers = {
+        "ETag": etag,
+        "Vary": "Authorization",
+        "Cache-Control": "private, no-cache",
+        "X-Match-Version": str(picture.version),
+    }
+    if_none_match = request.headers.get("if-none-match")
+    if if_none_match is not None and etag in [t.strip() for t in if_none_match.split(",")]:
+        return Response(status_code=304, headers=headers)
+    return Response(
+        picture.svg, media_type=f"{SVG_MEDIA_TYPE}; charset=utf-8", headers=headers
+    )
+
+
+def picture_routes() -> list[Route]:
+    return [
+        Route(
+            "/v1/matches/{match_id}/board.svg", board_svg_route, methods=["GET"],
+            name="board_svg",
+        ),
+    ]

@@ -1,0 +1,117 @@
+"""Bot seats: which seats bots play, the workers' write path, and a seat handed to a bot."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from service.bots import KINDS as BOT_KINDS
+from service.bots.games import model_for as bot_model_for
+from service.errors import ApiError
+from service.games import get as get_engine
+from service.games.base import JSON, Engine, dump_action
+
+from .due import DueSignals
+from .models import MatchState
+from .play import check_pins, play
+from .records import LogRecord
+from .storage import MatchStorage, busy
+from .views import seat_of, state_of
+from .wire import parse_action
+
+MAX_HANDOVER_ATTEMPTS = 16
+
+
+def bot_seats(
+    engine: Engine[Any], players: int, raw: dict[str, str], *, all_bots: bool = False
+) -> dict[int, str]:
+    """``{"seat": kind}`` checked: seats in range, kinds known and available for the game, at
+    least one human seat (unless ``all_bots``: every player may leave)."""
+    bots: dict[int, str] = {}
+    for key, kind in raw.items():
+        if not (key.isascii() and key.isdigit() and len(key) <= 2
+                and int(key) < players and str(int(key)) == key):
+            raise ApiError.of(
+                "bad_bots", f"Bot seat {key[:8]!r} is not a seat number below {players}."
+            )
+        if kind not in BOT_KINDS:
+            raise ApiError.of(
+                "bad_bots", f"No bot kind {str(kind)[:32]!r}; known: {', '.join(BOT_KINDS)}."
+            )
+        if kind != "random":
+            try:
+                bot_model_for(engine)
+            except ValueError:
+                raise ApiError.of(
+                    "bad_bots", f"No {kind} bot plays {engine.title}; use random."
+                ) from None
+        bots[int(key)] = kind
+    if len(bots) >= players and not all_bots:
+        raise ApiError.of("bad_bots", "At least one seat must be human.")
+    return dict(sorted(bots.items()))
+
+
+class BotSeats:
+    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+        self.storage = storage
+        self.due = due
+
+    async def act_as_bot(
+        self, match_id: str, seat: int, action: JSON, expected_version: int
+    ) -> int:
+        """Store ``action`` for bot ``seat`` as version ``expected_version + 1`` -- the
+        worker's write path: the same checks (the seat is a bot and active, the move is
+        legal) and the same compare-and-set as a human's move, always pinned. Returns the
+        new version; a lost race is 409 ``version_conflict`` (the worker reloads and thinks
+        again)."""
+        storage = self.storage
+        version, record = await storage.load(match_id)
+        engine = get_engine(record.game)
+        if seat not in record.bots:
+            raise ApiError.of("unauthorized", f"Seat {seat} is not a bot seat.")
+        parsed = parse_action(engine, action)
+        check_pins(version, expected_version, None)
+        new_state, _, new_record = play(engine, version, record, seat, parsed, storage.now())
+        entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
+        if not await storage.write(match_id, version, new_record, entry):
+            storage.metrics.cas_conflict()
+            current, _ = await storage.load(match_id)
+            raise ApiError.of(
+                "version_conflict",
+                f"The match moved on from version {version}.",
+                currentVersion=current,
+            )
+        storage.metrics.action(engine.id)
+        await self.due.signal_if_due(match_id, engine, new_record, new_state)
+        return version + 1
+
+    async def hand_seat_to_bot(
+        self, match_id: str, token: str | None, kind: str, seat: int | None = None
+    ) -> MatchState:
+        """The token's seat leaves and a ``kind`` bot takes it over (a worker plays it from
+        now on); the token stops working. ``seat``, when given (REST path), must be the
+        token's seat. Returns the match as a spectator sees it."""
+        if token is None:
+            raise ApiError.of("unauthorized", "Handing a seat over needs its token.")
+        storage = self.storage
+        for _ in range(MAX_HANDOVER_ATTEMPTS):
+            version, record = await storage.load(match_id)
+            own = seat_of(record, token, required=True)
+            assert own is not None
+            if seat is not None and seat != own:
+                raise ApiError.of("unauthorized", f"The token is not seat {seat}'s.")
+            engine = get_engine(record.game)
+            state = engine.loads(record.state)
+            if record.finished or engine.result(state) is not None:
+                raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
+            wanted = {str(s): k for s, k in {**record.bots, own: kind}.items()}
+            bots = bot_seats(engine, record.players, wanted, all_bots=True)
+            tokens = tuple(None if s == own else t for s, t in enumerate(record.tokens))
+            new_record = replace(record, bots=bots, tokens=tokens, updated=storage.now())
+            entry = LogRecord(seat=None, action={"type": "seat_to_bot", "seat": own,
+                                                 "kind": kind})
+            if await storage.write(match_id, version, new_record, entry):
+                await self.due.signal_if_due(match_id, engine, new_record, state)
+                return state_of(match_id, version + 1, engine, state, None, new_record)
+            storage.metrics.cas_conflict()
+        raise busy()

@@ -1,0 +1,139 @@
+"""Match records in the store: loading, writing and creating them, as service problems.
+
+``MatchStorage`` is the one place that talks to the ``MatchStore``: it decodes records
+(``records.py``), applies the TTLs, and turns the store's failures into ``ApiError``s
+(``store_unavailable`` with ``retryAfter``, ``match_not_found``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+from service.errors import ApiError
+from service.metrics import Metrics
+from service.store import LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
+
+from . import logdict
+from .records import LogRecord, MatchRecord, OutdatedRecord
+
+T = TypeVar("T")
+
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Ids we hand out are 16 url-safe characters; anything else cannot exist (and never reaches
+the store, where braces would break the Redis Cluster hash tag)."""
+
+RETRY_AFTER_SECONDS = 1
+
+
+def busy(detail: str = "Too many concurrent writes to this match; retry.") -> ApiError:
+    return ApiError.of("busy", detail, retryAfter=RETRY_AFTER_SECONDS)
+
+
+class MatchStorage:
+    """Records of matches on ``store``. ``ttl_finished`` / ``ttl_idle``: seconds a finished /
+    an active match is kept after its last write (None: forever); ``clock``: wall seconds."""
+
+    def __init__(
+        self,
+        store: MatchStore,
+        *,
+        ttl_finished: int | None,
+        ttl_idle: int | None,
+        metrics: Metrics,
+        clock: Callable[[], float],
+    ) -> None:
+        self.store = store
+        self.ttl_finished = ttl_finished
+        self.ttl_idle = ttl_idle
+        self.metrics = metrics
+        self.clock = clock
+
+    def now(self) -> int:
+        return int(self.clock())
+
+    def ttl(self, record: MatchRecord) -> int | None:
+        return self.ttl_finished if record.finished else self.ttl_idle
+
+    async def create(self, record: MatchRecord) -> str:
+        """Store ``record`` under a new random id and return the id."""
+        for _ in range(8):
+            match_id = secrets.token_urlsafe(12)
+            try:
+                await self.guard(self.store.create(match_id, record.encode(), self.ttl(record)))
+            except MatchExists:
+                continue
+            return match_id
+        raise busy("Could not allocate a match id; retry.")
+
+    async def load(self, match_id: str) -> tuple[int, MatchRecord]:
+        if not MATCH_ID.match(match_id):
+            raise ApiError.of("match_not_found", "No such match.")
+        try:
+            version, data = await self.guard(self.store.load(match_id))
+        except MatchNotFound:
+            raise ApiError.of("match_not_found", "No such match (or it expired).") from None
+        try:
+            record = MatchRecord.decode(data)
+        except OutdatedRecord:
+            raise ApiError.of(
+                "match_not_found",
+                "This match was stored by an older version of Skyline, in a format this one "
+                "does not read.",
+            ) from None
+        if not logdict.known(record.game, record.log_dict):
+            # A newer replica created it (a rolling upgrade added a dictionary): another
+            # replica can serve it, and this one can once it is upgraded.
+            raise ApiError.of(
+                "store_unavailable", "This server cannot read this match's log format yet; "
+                "retry shortly.", retryAfter=RETRY_AFTER_SECONDS,
+            )
+        return version, record
+
+    async def write(
+        self, match_id: str, version: int, record: MatchRecord, entry: LogRecord
+    ) -> bool:
+        """Compare-and-set ``record`` as version ``version + 1`` with its log ``entry``."""
+        try:
+            return await self.guard(
+                self.store.compare_and_set(
+                    match_id, version, record.encode(),
+                    entry.encode(record.game, record.log_dict), self.ttl(record),
+                )
+            )
+        except MatchNotFound:
+            raise ApiError.of("match_not_found", "No such match (or it expired).") from None
+
+    async def entries(self, match_id: str, after: int) -> list[LogEntry]:
+        """The stored log after version ``after``; raises the store's ``MatchNotFound``."""
+        return await self.guard(self.store.log(match_id, after))
+
+    async def guard(self, call: Awaitable[T]) -> T:
+        try:
+            return await call
+        except StoreUnavailable:
+            raise ApiError.of(
+                "store_unavailable", "The match store is unavailable; retry shortly.",
+                retryAfter=RETRY_AFTER_SECONDS,
+            ) from None
+
+    async def guard_iter(self, iterator: AsyncIterator[int]) -> AsyncIterator[int]:
+        try:
+            async for value in iterator:
+                yield value
+        except MatchNotFound:
+            return
+        except StoreUnavailable:
+            raise ApiError.of(
+                "store_unavailable", "The match store is unavailable; retry shortly.",
+                retryAfter=RETRY_AFTER_SECONDS,
+            ) from None
+
+    async def ready(self) -> bool:
+        try:
+            return bool(await asyncio.wait_for(self.store.ping(), timeout=2))
+        except (TimeoutError, StoreUnavailable, OSError):
+            return False
