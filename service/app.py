@@ -25,11 +25,13 @@ from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.matches import MatchService
 from service.metrics import Metrics
-from service.store import MatchStore
+from service.store import DEFAULT_DATA_DIR, MatchStore, SqliteStore
 
 log = logging.getLogger("skyline")
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+EMBEDDED_WORKER = "embedded"
+"""The bot worker's consumer name inside ``skyline serve`` on the embedded store."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class Settings:
     redis_url: str | None = None
     redis_cluster: str | None = None
     redis_prefix: str = "skyline:"
+    data_dir: str = DEFAULT_DATA_DIR
+    """The embedded store's folder (used without Redis); ``":memory:"``: nothing kept."""
     cors_origins: tuple[str, ...] = ()
     ttl_finished: int | None = 7 * 24 * 3600
     ttl_idle: int | None = 30 * 24 * 3600
@@ -55,7 +59,10 @@ def open_store(settings: Settings) -> MatchStore:
     """The store the settings name: Redis (single node or cluster), else the embedded one."""
     from service.store import open_store as open_configured
 
-    return open_configured(settings.redis_url, settings.redis_cluster, settings.redis_prefix)
+    return open_configured(
+        settings.redis_url, settings.redis_cluster, settings.redis_prefix,
+        data_dir=settings.data_dir,
+    )
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -101,11 +108,13 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
 
     routes += [*picture_routes(), *web_routes()]
 
-    from service.store import MemoryStore
-
-    in_process_worker = (
-        settings.worker if settings.worker is not None else isinstance(the_store, MemoryStore)
-    )
+    embedded = isinstance(the_store, SqliteStore)
+    in_process_worker = settings.worker if settings.worker is not None else embedded
+    worker_options = dict(settings.worker_options)
+    if embedded:
+        # One process owns the file: a fixed name lets a restarted server take back at once
+        # the bot moves it had claimed when it stopped (``resume_due``).
+        worker_options.setdefault("consumer", EMBEDDED_WORKER)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -113,7 +122,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         if in_process_worker:
             from service.workers.bots import BotWorker
 
-            worker = BotWorker(match_service, **settings.worker_options)
+            worker = BotWorker(match_service, **worker_options)
             task = asyncio.create_task(worker.run())
         app.state.worker = worker
         try:

@@ -73,6 +73,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_url=args.redis_url or None,
         redis_cluster=args.redis_cluster or None,
         redis_prefix=args.redis_prefix,
+        data_dir=args.data_dir,
         cors_origins=origins,
         ttl_finished=args.ttl_finished,
         ttl_idle=args.ttl_idle,
@@ -80,12 +81,22 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
-    store = "redis cluster" if settings.redis_cluster else (
-        "redis" if settings.redis_url else "embedded memory store"
-    )
-    print(f"skyline: serving on http://{args.host}:{args.port} ({store})", flush=True)
+    from service.store import StoreFileError
+
+    if settings.redis_cluster:
+        where = "redis cluster"
+    elif settings.redis_url:
+        where = "redis"
+    else:
+        where = f"embedded store: {_data_file(settings.data_dir)}"
+    try:
+        app = create_app(settings=settings)
+    except StoreFileError as error:
+        print(f"skyline serve: {error}", file=sys.stderr)
+        return 2
+    print(f"skyline: serving on http://{args.host}:{args.port} ({where})", flush=True)
     uvicorn.run(
-        create_app(settings=settings),
+        app,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
@@ -146,11 +157,29 @@ def _budget(value: str) -> Any:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _add_store_flags(parser: argparse.ArgumentParser) -> None:
+def _data_file(data_dir: str) -> str:
+    from service.store import DEFAULT_FILENAME
+
+    if data_dir == ":memory:":
+        return "in memory, kept until the process stops"
+    return os.path.join(os.path.abspath(data_dir), DEFAULT_FILENAME)
+
+
+def _add_store_flags(parser: argparse.ArgumentParser, *, embedded: bool = True) -> None:
     parser.add_argument(
         "--redis-url", default=_env("REDIS_URL", None),
-        help="redis://host:port/db (SKYLINE_REDIS_URL); default: the embedded memory store",
+        help="redis://host:port/db (SKYLINE_REDIS_URL); default: the embedded SQLite store"
+        " in --data-dir",
     )
+    if embedded:
+        from service.store import DEFAULT_DATA_DIR
+
+        parser.add_argument(
+            "--data-dir", default=_env("DATA_DIR", DEFAULT_DATA_DIR),
+            help="folder of the embedded store's file, created if missing, used without "
+            "Redis (SKYLINE_DATA_DIR; default ./skyline-data; ':memory:' keeps nothing). "
+            "One process at a time: scale out on Redis",
+        )
     parser.add_argument(
         "--redis-cluster", default=_env("REDIS_CLUSTER", None),
         help="host:port,host:port seed nodes of a Redis Cluster (SKYLINE_REDIS_CLUSTER)",
@@ -250,17 +279,26 @@ def add_show_parser(commands: Any) -> None:
 def run_show(args: Any) -> int:
     """The ``skyline show`` handler: 0 on success, 1 with a message on stderr otherwise."""
     from service.errors import ApiError
-    from service.store import open_store
+    from service.store import StoreFileError, StoreInUse, open_store
 
-    store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix)
+    try:
+        store = open_store(args.redis_url or None, args.redis_cluster or None,
+                           args.redis_prefix, data_dir=args.data_dir)
+    except StoreFileError as error:
+        hint = ""
+        if isinstance(error, StoreInUse):
+            hint = (" (stop that server first, or read the match over HTTP: "
+                    "GET /v1/matches/{id}/board.svg)")
+        print(f"skyline show: {error}{hint}", file=sys.stderr)
+        return 1
     try:
         output = asyncio.run(show(store, args.match, token=args.token, svg=args.svg is not None,
                                   highlight=args.highlight))
     except ApiError as error:
         hint = ""
         if error.code == "match_not_found" and not (args.redis_url or args.redis_cluster):
-            hint = (" (no --redis-url: the embedded store is empty in a new process; point "
-                    "`skyline show` at the server's Redis)")
+            hint = (f" (looked in the embedded store in {args.data_dir}; a server on Redis "
+                    "needs --redis-url)")
         print(f"skyline show: {error.detail}{hint}", file=sys.stderr)
         return 1
     if args.svg is None or args.svg == "-":
@@ -341,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker", help="play bot seats signalled due on Redis (run one or more next to serve)"
     )
-    _add_store_flags(worker)
+    _add_store_flags(worker, embedded=False)
     _add_ttl_flags(worker)
     _add_bot_flags(worker, "--concurrency")
     worker.add_argument(

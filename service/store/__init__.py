@@ -1,9 +1,14 @@
-"""Match storage: the ``MatchStore`` contract (``base.py``), ``memory.py`` and ``redis.py``.
+"""Match storage: the ``MatchStore`` contract (``base.py``), ``sqlite.py`` (the embedded
+store: one process, one file) and ``redis.py`` (single node and cluster: any number of
+replicas).
 
-``open_store(redis_url, redis_cluster, prefix)`` picks the backend from configuration.
+``open_store(redis_url, redis_cluster, prefix, data_dir=...)`` picks the backend from
+configuration.
 """
 
 from __future__ import annotations
+
+import os
 
 from .base import (
     DueSignal,
@@ -14,31 +19,47 @@ from .base import (
     StoreUnavailable,
     write_tag,
 )
-from .memory import MemoryStore
 from .redis import RedisStore
+from .sqlite import DEFAULT_FILENAME, SqliteStore, StoreFileError, StoreInUse
 
 __all__ = [
+    "DEFAULT_DATA_DIR",
+    "DEFAULT_FILENAME",
     "DueSignal",
     "LogEntry",
     "MatchExists",
     "MatchNotFound",
     "MatchStore",
-    "MemoryStore",
     "RedisStore",
+    "SqliteStore",
+    "StoreFileError",
+    "StoreInUse",
     "StoreUnavailable",
     "open_store",
     "write_tag",
 ]
 
+DEFAULT_DATA_DIR = "skyline-data"
+"""Where ``skyline serve`` keeps the embedded store's file by default (relative to the
+working directory)."""
+
 
 def open_store(
-    redis_url: str | None, redis_cluster: str | None, prefix: str = "skyline:"
+    redis_url: str | None,
+    redis_cluster: str | None,
+    prefix: str = "skyline:",
+    *,
+    data_dir: str | os.PathLike[str] = DEFAULT_DATA_DIR,
 ) -> MatchStore:
     """The configured store: a Redis Cluster when ``redis_cluster`` (``"host:port,..."``) is
-    given, else a single Redis when ``redis_url`` is, else the embedded ``MemoryStore``.
-    Connections are opened lazily, on the first operation."""
+    given, else a single Redis when ``redis_url`` is, else the embedded ``SqliteStore`` in
+    ``data_dir`` (created if missing; ``":memory:"``: a private in-memory database). Redis
+    connections are opened lazily; the SQLite file is opened now and raises
+    ``StoreFileError`` when it cannot be used."""
     if redis_cluster:
         return RedisStore.from_cluster_nodes(redis_cluster, prefix=prefix)
     if redis_url:
         return RedisStore.from_url(redis_url, prefix=prefix)
-    return MemoryStore()
+    if os.fspath(data_dir) == ":memory:":
+        return SqliteStore(":memory:")
+    return SqliteStore(os.path.join(data_dir, DEFAULT_FILENAME))

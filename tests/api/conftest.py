@@ -24,8 +24,8 @@ from service import games
 from service.app import Settings, create_app
 from service.matches.records import MatchRecord
 from service.store import MatchStore
-from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.store.sqlite import SqliteStore
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
 
 TOY = "toy"
@@ -45,7 +45,7 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def make_app(store: MatchStore | None = None, **settings: Any) -> Starlette:
-    return create_app(store or MemoryStore(), settings=Settings(**settings))
+    return create_app(store or SqliteStore(":memory:"), settings=Settings(**settings))
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ def serve_in_thread(app: Starlette) -> Iterator[LiveServer]:
 def live(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
     """A live server on the memory store and on a real Redis."""
     if request.param == "memory":
-        store: MatchStore = MemoryStore()
+        store: MatchStore = SqliteStore(":memory:")
     else:
         url = request.getfixturevalue("redis_url")
         prefix = request.getfixturevalue("redis_prefix")

@@ -12,7 +12,7 @@ import pytest
 from service.matches import MatchService, logdict
 from service.matches.models import MatchState
 from service.matches.records import LogRecord
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 from tests.support.random_match import play_random_match
 
 CASES = [("ny1901", 4, 7), ("ny1901", 2, 8), ("ginkgopolis", 3, 9), ("ginkgopolis", 1, 10)]
@@ -25,7 +25,7 @@ Answers = dict[int, tuple[int, list[dict[str, Any]]]]
 async def _play(game: str, players: int, seed: int
                 ) -> tuple[MatchService, str, dict[int, str], Answers]:
     """A complete random match through the service; what every act answered."""
-    service = MatchService(MemoryStore(), ttl_finished=None, ttl_idle=None)
+    service = MatchService(SqliteStore(":memory:"), ttl_finished=None, ttl_idle=None)
     played = await play_random_match(service, game, players, seed)
     return service, played.match_id, played.tokens, played.answered
 

@@ -15,14 +15,14 @@ from starlette.testclient import TestClient
 from service.bots import Budget
 from service.cli import build_parser
 from service.store import MatchStore, StoreUnavailable
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 from tests.api.conftest import REAL_GAMES, TOY, create, make_app, stored
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class FlakyStore(MemoryStore):
-    """A memory store that can be switched off: every call raises ``StoreUnavailable``."""
+class FlakyStore(SqliteStore):
+    """An embedded store that can be switched off: every call raises ``StoreUnavailable``."""
 
     down = False
 
@@ -49,7 +49,7 @@ class FlakyStore(MemoryStore):
 
 
 def test_health_and_readiness() -> None:
-    store = FlakyStore()
+    store = FlakyStore(":memory:")
     with TestClient(make_app(store)) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
         assert client.get("/readyz").status_code == 200
@@ -213,7 +213,7 @@ def test_bot_kind_needs_a_bot_for_the_game(client: TestClient) -> None:
 
 def test_matches_expire_after_idle_and_finished_ttls() -> None:
     now = [1000.0]
-    store = MemoryStore(clock=lambda: now[0])
+    store = SqliteStore(":memory:", clock=lambda: now[0])
     with TestClient(make_app(store, ttl_idle=600, ttl_finished=60)) as client:
         match = create(client, options={"rounds": 1})
         assert store.ttl(match.id) == 600
@@ -247,7 +247,7 @@ def test_a_lost_due_signal_is_sent_again_by_the_next_read() -> None:
                 raise StoreUnavailable("lost the signal")
             await super().signal_due(match_id)
 
-    store = LosesFirstSignal()
+    store = LosesFirstSignal(":memory:")
     app = make_app(store)
     app.state.match_service.resignal_after = 0  # (else: only once the bot waited 2 s)
     with TestClient(app) as client:

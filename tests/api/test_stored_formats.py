@@ -15,7 +15,7 @@ from service import games
 from service.errors import ApiError
 from service.matches import MatchService
 from service.matches.records import MatchRecord
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 
 MATCH = "stored-elsewhere"
 
@@ -50,7 +50,7 @@ def _calls(service: MatchService) -> list[Callable[[], Awaitable[Any]]]:
 async def test_an_unreadable_match_is_refused_and_left_alone(
     header: dict[str, Any], status: int, code: str, says: str
 ) -> None:
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     service = MatchService(store, ttl_finished=None, ttl_idle=None)
     stored = _record(**header)
     await store.create(MATCH, stored)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -40,8 +41,9 @@ def server() -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port),
-         "--log-level", "warning"],
+         "--log-level", "warning", "--data-dir", ":memory:"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")},
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
-from service.app import Settings, create_app
+from service import games
+from service.app import EMBEDDED_WORKER, Settings, create_app
 from service.bots import Budget
-from service.store.memory import MemoryStore
+from service.matches import MatchService
+from service.matches.models import CreateMatchRequest
+from service.matches.records import MatchRecord
+from service.store import open_store
+from service.store.sqlite import SqliteStore
 from tests.api.conftest import LiveServer, serve_in_thread
 
 from .helpers import Watched, assert_contiguous, auth, create, follow, play_to_the_end
@@ -22,7 +28,7 @@ SMALL = {"budget": Budget(iterations=3)}  # search bots think a little: bounded 
 
 @pytest.fixture
 def live() -> Iterator[LiveServer]:
-    app = create_app(MemoryStore(), settings=Settings(worker_options=SMALL))
+    app = create_app(SqliteStore(":memory:"), settings=Settings(worker_options=SMALL))
     with serve_in_thread(app) as server:
         yield server
 
@@ -100,3 +106,38 @@ async def test_a_seat_handed_to_a_bot_is_played_to_the_end(
     handover = [e for e in log if e["seat"] is None]
     assert len(handover) == 1  # the hand-over is one version of its own
     assert any(e["seat"] == 0 and e["version"] > handover[0]["version"] for e in log)
+
+
+@pytest.mark.parametrize("claimed", [False, True], ids=["queued", "claimed-not-played"])
+async def test_a_restarted_server_plays_the_bot_moves_it_had_not_played(
+    tmp_path: Path, claimed: bool
+) -> None:
+    """The server stopped (crashed) after a bot became due -- with the signal still queued,
+    or claimed by its worker but neither played nor acknowledged. A new server on the same
+    data folder plays the bot's move by itself: no human reads the match (a read would
+    signal it again), the store is read directly. At least once, and never twice: the bot
+    moves exactly once per turn."""
+    data = tmp_path / "data"
+    store = open_store(None, None, data_dir=data)
+    service = MatchService(store, ttl_finished=None, ttl_idle=None)
+    created = await service.create_match(
+        CreateMatchRequest(game="ny1901", players=2, bots={"0": "random"}, seed=3)
+    )  # seat 0 (a bot) starts: the match is due at once
+    if claimed:
+        taken = await store.claim_due(EMBEDDED_WORKER, block_ms=0)
+        assert [s.match_id for s in taken] == [created.match_id]
+    await store.close()  # the crash: no worker played it
+
+    app = create_app(settings=Settings(data_dir=str(data), worker_options=SMALL))
+    with serve_in_thread(app):
+        restarted = app.state.store  # its reads send no signal (the service's would)
+        engine = games.get("ny1901")
+        async with asyncio.timeout(30):
+            while True:  # until the bot's turn is over: the human seat 1 is to act
+                version, data = await restarted.load(created.match_id)
+                if engine.active_seats(engine.loads(MatchRecord.decode(data).state)) == {1}:
+                    break
+                await asyncio.sleep(0.02)
+        entries = await restarted.log(created.match_id)
+    assert version >= 1 and [e.version for e in entries] == list(range(1, version + 1))
+    assert app.state.worker.moves == version  # every move the bot's, each played once

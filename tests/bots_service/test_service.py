@@ -16,7 +16,7 @@ from service.errors import ApiError
 from service.games.base import dump_action
 from service.matches import MatchService
 from service.matches.records import MatchRecord
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 
 TOY = "toy"
 
@@ -45,18 +45,18 @@ def bearer(token: str) -> dict[str, str]:
 def test_bad_bot_seats_are_refused_and_nothing_is_written(
     body: dict[str, Any], status: int, code: str
 ) -> None:
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     with TestClient(create_app(store)) as client:
         response = client.post("/v1/matches", json=body)
         assert response.status_code == status, response.text
         assert response.json()["code"] == code
         assert response.json()["detail"]
-        assert store._matches == {}  # nothing written
-        assert store._due == type(store._due)()  # nothing signalled
+        assert store.counts() == {"matches": 0, "log": 0, "due": 0}  # nothing written
+        # or signalled
 
 
 def test_matches_without_bots_pay_no_signal() -> None:
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     with TestClient(create_app(store)) as client:
         created = client.post("/v1/matches", json={"game": TOY, "players": 2, "seed": 1})
         token = created.json()["seats"][0]["token"]
@@ -76,7 +76,7 @@ async def test_a_human_pinned_write_racing_a_bot_gets_409_and_history_never_fork
     version v. The bot's move lands first (through act_as_bot, the worker's path); the
     human's move pinned to v is refused with 409, and the log stays one entry per version.
     The other way round, a bot pinned to a stale version is refused too."""
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     service = MatchService(store, ttl_finished=None, ttl_idle=None)
     from service.matches.models import CreateMatchRequest
 
@@ -106,7 +106,7 @@ async def test_a_human_pinned_write_racing_a_bot_gets_409_and_history_never_fork
 
 
 def test_graphql_bot_seats_and_hand_over() -> None:
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     with TestClient(create_app(store, settings=Settings())) as client:
         def gql(query: str, variables: dict[str, Any], token: str | None = None) -> Any:
             headers = bearer(token) if token else {}
@@ -166,7 +166,7 @@ async def test_reads_signal_a_waiting_bot_again_only_after_a_while() -> None:
     from service.matches.models import CreateMatchRequest
 
     now = [1000.0]
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     service = MatchService(store, ttl_finished=None, ttl_idle=None, clock=lambda: now[0])
     created = await service.create_match(CreateMatchRequest(
         game=TOY, players=2, seed=3, bots={"1": "random"}))

@@ -16,7 +16,7 @@ from service.bots import Budget
 from service.games.base import dump_action
 from service.matches import MatchService
 from service.matches.models import CreateMatchRequest
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 from service.workers.bots import BotWorker, think
 
 CASES = [
@@ -29,7 +29,7 @@ async def _play(game: str, players: int, bots: dict[str, str], processes: int
                 ) -> list[tuple[int | None, Any]]:
     """A complete match: humans play seeded random moves, the worker plays the bot seats.
     Returns the log as (seat, action) pairs."""
-    service = MatchService(MemoryStore(), ttl_finished=None, ttl_idle=None)
+    service = MatchService(SqliteStore(":memory:"), ttl_finished=None, ttl_idle=None)
     worker = BotWorker(service, budget=Budget(iterations=4, seconds=None), processes=processes)
     try:
         created = await service.create_match(
@@ -68,7 +68,7 @@ async def test_processes_choose_the_moves_threads_choose(
 def test_thinking_runs_in_another_process() -> None:
     """The pool the worker uses with processes=2 runs ``think`` elsewhere, and ``think`` is
     what the thread pool runs too (one function for both)."""
-    service = MatchService(MemoryStore(), ttl_finished=None, ttl_idle=None)
+    service = MatchService(SqliteStore(":memory:"), ttl_finished=None, ttl_idle=None)
     worker = BotWorker(service, processes=2)
     try:
         assert isinstance(worker._pool, concurrent.futures.ProcessPoolExecutor)

@@ -101,7 +101,7 @@ def server() -> Iterator[str]:
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port",
-             str(port), "--log-level", "warning"],
+             str(port), "--log-level", "warning", "--data-dir", ":memory:"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
             env={k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")},
         )

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from service.api.graphql import graphql_routes
 from service.matches import MatchService
-from service.store import MatchStore, MemoryStore, RedisStore
+from service.store import MatchStore, RedisStore, SqliteStore
 from tests.graphql.client import GraphQLClient
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
 from tests.toy_game import registered as toy_registered
@@ -55,7 +55,7 @@ def make_client() -> Iterator[Callable[[MatchStore], GraphQLClient]]:
 @pytest.fixture
 def gql(make_client: Callable[[MatchStore], GraphQLClient]) -> GraphQLClient:
     """A client of an app on a fresh memory store."""
-    return make_client(MemoryStore())
+    return make_client(SqliteStore(":memory:"))
 
 
 @pytest.fixture

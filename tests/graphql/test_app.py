@@ -5,12 +5,12 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 
 from service.app import Settings, create_app
-from service.store import MemoryStore
+from service.store import SqliteStore
 from tests.graphql.client import PROTOCOL
 
 
 def test_create_app_serves_graphql_over_http_and_websocket() -> None:
-    app = create_app(MemoryStore(), settings=Settings(cors_origins=("https://play.example",)))
+    app = create_app(SqliteStore(":memory:"), settings=Settings(cors_origins=("https://play.example",)))
     with TestClient(app) as http:
         response = http.post("/graphql", json={"query": "{ games { id } }"})
         assert response.status_code == 200
@@ -29,6 +29,6 @@ def test_create_app_serves_graphql_over_http_and_websocket() -> None:
 
 
 def test_graphql_ide_is_not_served() -> None:
-    with TestClient(create_app(MemoryStore())) as http:
+    with TestClient(create_app(SqliteStore(":memory:"))) as http:
         response = http.get("/graphql", headers={"Accept": "text/html"})
         assert "graphiql" not in response.text.lower()

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.store import MatchStore, MemoryStore, RedisStore
+from service.store import MatchStore, RedisStore, SqliteStore
 from tests.graphql.conftest import CREATE, graphql_app
 from tests.graphql.queries import ACT, LOG, MATCH
 
@@ -78,7 +78,7 @@ async def simultaneous_choices(store: MatchStore) -> None:
 
 
 async def test_simultaneous_choices_on_the_memory_store() -> None:
-    await simultaneous_choices(MemoryStore())
+    await simultaneous_choices(SqliteStore(":memory:"))
 
 
 @pytest.mark.redis

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from service.store import MemoryStore, StoreUnavailable
+from service.store import SqliteStore, StoreUnavailable
 from tests.graphql.client import GraphQLClient, dumps
 from tests.graphql.conftest import CREATE, create_match
 from tests.graphql.queries import ACT, LEGAL_MOVES, LOG, MATCH
@@ -230,7 +230,7 @@ def test_acting_on_a_finished_match_is_match_finished(gql: GraphQLClient) -> Non
     assert history(gql, match_id, tokens[0]) == before
 
 
-class DownStore(MemoryStore):
+class DownStore(SqliteStore):
     """A store that has gone away after the match was created."""
 
     down = False
@@ -242,7 +242,7 @@ class DownStore(MemoryStore):
 
 
 def test_store_outage_is_unavailable(make_client: Any) -> None:
-    store = DownStore()
+    store = DownStore(":memory:")
     gql = make_client(store)
     match_id, tokens = create_match(gql)
     store.down = True
@@ -262,7 +262,7 @@ def test_an_act_costs_one_load_and_one_compare_and_set(
     """Issue #4's budget: <= 2 store round trips per action. GraphQL's per-game move input
     is checked against the match's game on the record ``act`` loads anyway -- also for the
     first move on a match this replica has never seen."""
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     gql = make_client(store)
     match_id, tokens = create_match(gql)
     before = store.round_trips

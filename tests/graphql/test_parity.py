@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from service import games
 from service.api.graphql.convert import camel
 from service.app import create_app
-from service.store import MemoryStore
+from service.store import SqliteStore
 from tests.graphql.client import GraphQLClient, move_input
 from tests.graphql.conftest import create_match
 
@@ -31,7 +31,7 @@ def normal(value: Any) -> Any:
 
 @pytest.mark.parametrize("game", sorted({*games.ids(), "toy"}))
 def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
-    app = create_app(MemoryStore())
+    app = create_app(SqliteStore(":memory:"))
     with TestClient(app) as http:
         schema = next(r for r in app.routes if getattr(r, "path", "") == "/graphql").endpoint
         gql = GraphQLClient(http, schema.schema)

@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from service import games
-from service.store import MemoryStore
+from service.store import SqliteStore
 from tests.graphql.conftest import TOY, graphql_app
 
 known = TOY in games.ids()
 games.register(TOY, "tests.toy_game:engine")
 try:
-    app, _ = graphql_app(MemoryStore())
+    app, _ = graphql_app(SqliteStore(":memory:"))
 finally:
     if not known:
         games.unregister(TOY)

@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.app import create_app
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 
 QUERY = """
 query Board($id: ID!, $highlight: Int) {
@@ -26,7 +26,7 @@ query Board($id: ID!, $highlight: Int) {
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(MemoryStore())) as test_client:
+    with TestClient(create_app(SqliteStore(":memory:"))) as test_client:
         yield test_client
 
 

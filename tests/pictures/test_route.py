@@ -11,14 +11,14 @@ from starlette.testclient import TestClient
 
 from service.app import create_app
 from service.pictures import render_view
-from service.store.memory import MemoryStore
+from service.store.sqlite import SqliteStore
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(MemoryStore())) as test_client:
+    with TestClient(create_app(SqliteStore(":memory:"))) as test_client:
         yield test_client
 
 

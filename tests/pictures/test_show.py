@@ -12,8 +12,8 @@ from service.cli import main, show
 from service.matches import MatchService
 from service.matches.board import board_svg
 from service.matches.models import CreateMatchRequest
-from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.store.sqlite import DEFAULT_FILENAME, SqliteStore
 
 
 def created(store: object, game: str) -> tuple[str, list[str]]:
@@ -25,7 +25,7 @@ def created(store: object, game: str) -> tuple[str, list[str]]:
 
 @pytest.mark.parametrize(("game", "marker"), [("ny1901", "open market:"), ("ginkgopolis", "[ A ]")])
 def test_text_by_default(game: str, marker: str) -> None:
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     match_id, _ = created(store, game)
     text = asyncio.run(show(store, match_id))
     assert text.startswith(f"{game} match {match_id} · version 0 · active")
@@ -34,7 +34,7 @@ def test_text_by_default(game: str, marker: str) -> None:
 
 
 def test_svg_is_the_same_document_as_the_api() -> None:
-    store = MemoryStore()
+    store = SqliteStore(":memory:")
     match_id, tokens = created(store, "ginkgopolis")
     service = MatchService(store, ttl_finished=None, ttl_idle=None)
     expected = asyncio.run(board_svg(service, match_id, tokens[0], 0)).svg
@@ -67,6 +67,39 @@ def test_cli_writes_the_svg_from_redis(
     assert "No such match" in capsys.readouterr().err
 
 
-def test_cli_without_a_store_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["show", "abc", "--redis-url", ""]) == 1
-    assert "--redis-url" in capsys.readouterr().err
+def test_cli_reads_the_embedded_store_a_server_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def create() -> str:
+        store = SqliteStore(tmp_path / DEFAULT_FILENAME)
+        service = MatchService(store, ttl_finished=None, ttl_idle=None)
+        try:
+            answer = await service.create_match(
+                CreateMatchRequest(game="ny1901", players=2, seed=4))
+        finally:
+            await store.close()
+        return answer.match_id
+
+    match_id = asyncio.run(create())
+    assert main(["show", match_id, "--data-dir", str(tmp_path), "--redis-url", ""]) == 0
+    assert f"ny1901 match {match_id}" in capsys.readouterr().out
+
+
+def test_cli_without_the_match_explains_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["show", "abc", "--redis-url", "", "--data-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "No such match" in err and str(tmp_path) in err and "--redis-url" in err
+
+
+def test_cli_refuses_a_data_folder_a_server_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    held = SqliteStore(tmp_path / DEFAULT_FILENAME)  # this process holds it, as a server would
+    try:
+        assert main(["show", "abc", "--redis-url", "", "--data-dir", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert "in use by another Skyline process" in err and "board.svg" in err
+    finally:
+        asyncio.run(held.close())

@@ -1,18 +1,20 @@
-"""The store under test, parametrized over every backend: memory, Redis, Redis Cluster.
+"""The store under test, parametrized over every backend: SQLite (a real file, in WAL mode),
+Redis, Redis Cluster. (The service's own tests run on SQLite's in-memory mode.)
 
 ``backend`` gives the store plus what a contract test needs beyond the contract: reading a
-match's TTL and making a match expire now (memory: a fake clock; Redis: PEXPIRE)."""
+match's TTL and making a match expire now (SQLite: a fake clock; Redis: PEXPIRE)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
-from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.store.sqlite import SqliteStore
 
 
 @dataclass
@@ -31,14 +33,14 @@ class FakeClock:
 @dataclass
 class Backend:
     name: str
-    store: MemoryStore | RedisStore
+    store: SqliteStore | RedisStore
     clock: FakeClock | None = None
     where: str | None = None
     extra: list[RedisStore] = field(default_factory=list)
 
     async def ttl(self, match_id: str) -> list[float | None]:
-        """Seconds left on each key of the match (None: no expiry); memory: one value."""
-        if isinstance(self.store, MemoryStore):
+        """Seconds left on each key of the match (None: no expiry); SQLite: one value."""
+        if isinstance(self.store, SqliteStore):
             return [self.store.ttl(match_id)]
         client = self.store.client
         result: list[float | None] = []
@@ -49,7 +51,7 @@ class Backend:
 
     async def expire_now(self, match_id: str) -> None:
         """Make the match expire as its TTL would."""
-        if isinstance(self.store, MemoryStore):
+        if isinstance(self.store, SqliteStore):
             assert self.clock is not None
             ttl = self.store.ttl(match_id)
             assert ttl is not None, "expire_now needs a match with a TTL"
@@ -63,11 +65,12 @@ class Backend:
             while any([await client.exists(key) for key in keys]):
                 await asyncio.sleep(0.005)
 
-    def another_store(self) -> MemoryStore | RedisStore:
+    def another_store(self) -> SqliteStore | RedisStore:
         """A second store object with its own connections on the same data (another replica
         of the service); closed with the backend."""
-        if isinstance(self.store, MemoryStore):
-            return self.store  # one process: the object is the shared state
+        if isinstance(self.store, SqliteStore):
+            return self.store  # one process: the object is the shared state (the file is
+            # locked to one store object)
         assert self.where is not None
         if self.store.is_cluster:
             other = RedisStore.from_cluster_nodes(self.where, prefix=self.store.prefix)
@@ -78,7 +81,7 @@ class Backend:
 
 
 BACKENDS = [
-    "memory",
+    "sqlite",
     pytest.param("redis", marks=pytest.mark.redis),
     pytest.param("cluster", marks=pytest.mark.redis),
 ]
@@ -97,11 +100,17 @@ def backend_spec(request: pytest.FixtureRequest) -> tuple[str, str | None, str |
 
 
 @pytest.fixture
-async def backend(backend_spec: tuple[str, str | None, str | None]) -> AsyncIterator[Backend]:
+async def backend(
+    backend_spec: tuple[str, str | None, str | None], tmp_path: Path
+) -> AsyncIterator[Backend]:
     name, where, prefix = backend_spec
-    if name == "memory":
+    if name == "sqlite":
         clock = FakeClock()
-        yield Backend(name, MemoryStore(clock=clock), clock)
+        sqlite = SqliteStore(tmp_path / "s.sqlite3", clock=clock)  # a real file: WAL
+        try:
+            yield Backend(name, sqlite, clock)
+        finally:
+            await sqlite.close()
         return
     assert where is not None and prefix is not None
     if name == "redis":

@@ -1,5 +1,5 @@
-"""The MatchStore contract (service/store/base.py), run against every backend: the memory
-store, a real Redis and a real local Redis Cluster (see conftest.py)."""
+"""The MatchStore contract (service/store/base.py), run against every backend: the embedded
+SQLite store, a real Redis and a real local Redis Cluster (see conftest.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from service.store import LogEntry, MatchExists, MatchNotFound, write_tag
-from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.store.sqlite import SqliteStore
 
 from .conftest import Backend
 
@@ -33,7 +33,7 @@ async def take(iterator: AsyncIterator[int], n: int) -> list[int]:
     return out
 
 
-async def write(store: MemoryStore | RedisStore, match_id: str, n: int) -> None:
+async def write(store: SqliteStore | RedisStore, match_id: str, n: int) -> None:
     """``n`` successful CAS writes after the current version; record/entry name the version."""
     version, _ = await store.load(match_id)
     for v in range(version + 1, version + n + 1):
@@ -221,11 +221,11 @@ async def test_expired_match_is_gone_and_its_id_free_again(backend: Backend) -> 
     assert await store.log(m) == []
 
 
-async def test_memory_store_expires_on_its_clock_without_sleeping() -> None:
+async def test_the_in_memory_sqlite_store_expires_on_its_clock_without_sleeping() -> None:
     from .conftest import FakeClock
 
     clock = FakeClock()
-    store = MemoryStore(clock=clock)
+    store = SqliteStore(":memory:", clock=clock)
     await store.create("m", b"r0", ttl_seconds=10)
     clock.advance(9.9)
     assert await store.load("m") == (0, b"r0")
@@ -377,7 +377,7 @@ async def test_watch_ends_when_the_match_expires(backend: Backend) -> None:
         assert await take(watcher, 3) == [1, 2, 3]
         await backend.expire_now(m)
         with pytest.raises(MatchNotFound):
-            await store.load(m)  # the memory store notices expiry on access
+            await store.load(m)  # the embedded store notices expiry on access
         async with asyncio.timeout(WAIT):
             with pytest.raises(StopAsyncIteration):
                 await anext(watcher)

@@ -12,7 +12,7 @@ import pytest
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from service.store import MatchNotFound, MemoryStore, RedisStore, StoreUnavailable, open_store
+from service.store import MatchNotFound, RedisStore, SqliteStore, StoreUnavailable, open_store
 from service.store.redis import LOG_CHUNK
 from tests.support.redis_servers import RedisClusterProcesses, RedisServer, free_port
 
@@ -215,7 +215,7 @@ async def test_ping(redis_store: RedisStore) -> None:
 
 async def test_open_store_picks_the_backend(redis_url: str, redis_prefix: str) -> None:
     memory = open_store(None, None, "p:")
-    assert isinstance(memory, MemoryStore)
+    assert isinstance(memory, SqliteStore)
     single = open_store(redis_url, None, redis_prefix)
     assert isinstance(single, RedisStore) and not single.is_cluster
     assert single.prefix == redis_prefix

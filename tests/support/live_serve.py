@@ -40,7 +40,7 @@ def skyline_serve() -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")}
     process = subprocess.Popen(
         [str(BIN / "skyline"), "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"],
+         "--log-level", "warning", "--data-dir", ":memory:"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -1,4 +1,11 @@
-"""``MemoryStore``: the embedded, in-process store (the zero-setup default).
+"""``MemoryStore``: the old embedded, in-process store -- kept only as the benchmarks' baseline.
+
+Skyline's embedded store is SQLite (``service/store/sqlite.py``) since issue 12; this copy of
+the store it replaced lives in ``bench/`` so that ``bench.store`` and ``bench.load`` can
+measure the SQLite store against it in the same run (the issue's "at most 25 % slower"). It
+is not part of the service and no test relies on it.
+
+The old docstring:
 
 Same contract as the Redis store (``base.py``), for one process and one event loop:
 
@@ -28,7 +35,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .base import (
+from service.store.base import (
     DUE_RECLAIM_IDLE_MS,
     DueSignal,
     LogEntry,
