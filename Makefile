@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test lint typecheck schema bench clean install install-dev screenshots
+.PHONY: run test lint typecheck schema bench clean install install-dev screenshots mutants
 
 $(VENV)/.ok-run: pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Skyline needs Python 3.11+"'
@@ -44,6 +44,10 @@ typecheck: $(VENV)/.ok-dev
 ## Rewrite openapi/openapi.json and schema.graphql from the code (commit the result).
 schema: $(VENV)/.ok-dev
 	$(VENV)/bin/skyline export-schema
+
+## A small mutation campaign (planted bugs the tests must catch; not part of `make test`).
+mutants: $(VENV)/.ok-dev
+	$(PY) -m mutation
 
 bench: $(VENV)/.ok-dev
 	$(PY) -m bench

@@ -262,3 +262,15 @@ async def test_a_last_event_id_from_the_future_restarts_the_stream(http: httpx.A
     events = await read_states(http, f"/v1/matches/{match_id}/events",
                                {"Last-Event-ID": "99"}, limit=1)
     assert [e.id for e in events] == ["0"]
+
+
+async def test_last_event_id_wins_over_after(http: httpx.AsyncClient) -> None:
+    """Documented precedence (docs/api.md): a reconnecting EventSource keeps the URL it was
+    opened with (``?after=`` included) and adds ``Last-Event-ID``, the newer position --
+    so the header wins, whichever of the two is further on."""
+    match_id, tokens = await create(http, TOY, seed=5)
+    url = f"/v1/matches/{match_id}"
+    await play_randomly(http, match_id, tokens, seed=5, stop_at_version=6)
+    behind = await read_states(http, f"{url}/events?after=1", {"Last-Event-ID": "3"}, limit=1)
+    ahead = await read_states(http, f"{url}/events?after=4", {"Last-Event-ID": "2"}, limit=1)
+    assert [e.id for e in behind] == ["4"] and [e.id for e in ahead] == ["3"]

@@ -102,7 +102,9 @@ def test_two_clients_join_one_match_each_with_its_seat_token(server: str) -> Non
     assert {entry["seat"] for entry in log["entries"]} >= {0, 1}
 
 
-def test_retries_reuse_the_idempotency_key_and_conflicts_refetch() -> None:
+def test_retries_reuse_the_idempotency_key_and_conflicts_refetch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     client_module = _load_client()
     seen_keys: list[str] = []
     calls = {"legal": 0, "act": 0}
@@ -131,7 +133,8 @@ def test_retries_reuse_the_idempotency_key_and_conflicts_refetch() -> None:
             })
         raise AssertionError(request.url)
 
-    client_module.time.sleep = lambda _: None  # no real waiting in the test
+    # No real waiting in the test; monkeypatch restores the standard library afterwards.
+    monkeypatch.setattr(client_module.time, "sleep", lambda _: None)
     with httpx.Client(base_url="http://test", transport=httpx.MockTransport(handler)) as http:
         bot = client_module.BotClient(http, "m", {0: "token"}, log=False)
         bot.take_turn(0)

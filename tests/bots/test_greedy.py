@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from service.bots import get_bot
 from service.games.ny1901.actions import Ny1901Build, Ny1901EndTurn, Ny1901Rebuild
-from service.games.ny1901.shapes import TILE_INDEX, TILES
 
 from .helpers import engine, positions
+
+
+def gain(eng: Any, state: Any, seat: int, action: Any) -> int:
+    """Points (and prestige) ``seat`` has after ``action`` minus before it."""
+    after, _ = eng.apply(state, seat, action)
+    return int(after.points[seat] + after.prestige[seat] - state.points[seat]
+               - state.prestige[seat])
 
 
 def test_ny_greedy_builds_the_most_valuable_tile_rather_than_ending_the_turn() -> None:
@@ -20,9 +28,10 @@ def test_ny_greedy_builds_the_most_valuable_tile_rather_than_ending_the_turn() -
             continue
         choice = bot.choose(eng, eng.view(state, seat), legal, seat)
         assert isinstance(choice, Ny1901Build | Ny1901Rebuild)
-        best = max(TILES[TILE_INDEX[b.tile]].points for b in builds)
-        # Gold Prestige may add points on top of the printed ones, never fewer.
-        assert TILES[TILE_INDEX[choice.tile]].points >= best or eng.rules.tech(state, seat) == 3
+        # The immediate gain as the rules count it (printed points, Gold Prestige and all).
+        placements = [a for a in legal if isinstance(a, Ny1901Build | Ny1901Rebuild)]
+        assert gain(eng, state, seat, choice) == max(gain(eng, state, seat, a)
+                                                     for a in placements)
         seen += 1
     assert seen >= 3
 

@@ -1,0 +1,136 @@
+"""The planted bugs: where, what the line becomes, and which tests must catch it.
+
+Each ``Mutant`` replaces one exact snippet (it must occur exactly once in its file, else the
+mutant is *stale* and the campaign says so: update it when the code moves). The first seven
+are the survivors of the audit in the "tests that bite" issue; the rest guard the same code
+(scoring, visibility, the stores' compare-and-set, the write path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str
+    original: str
+    mutated: str
+    tests: tuple[str, ...]
+
+
+HIDDEN = ("tests/test_hidden_information_property.py", "tests/api/test_hidden_information.py")
+NY = ("tests/ny1901",)
+GK = ("tests/ginkgopolis",)
+RACES = ("tests/api/test_races.py", "tests/api/test_errors.py")
+DELIVERY = ("tests/bots_service/test_delivery.py", "tests/bots_service/test_embedded.py")
+STORE = ("tests/store/test_contract.py", "tests/store/test_sqlite.py")
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "1 NY market shift lists the removed cards in their order under the future market",
+        "service/games/ny1901/rules.py",
+        '"removed": [kind_name(k) for k in removed],',
+        '"removed": [kind_name(k) for k in under],',
+        (*HIDDEN, *NY),
+    ),
+    Mutant(
+        "2 GK cards_drawn shows the drawn cards to everyone",
+        "service/games/ginkgopolis/rules.py",
+        '{"seat": seat, "count": len(drawn)},\n'
+        '            {seat: {"cards": [card_label(c) for c in drawn]}},',
+        '{"seat": seat, "count": len(drawn), "cards": [card_label(c) for c in drawn]},\n'
+        "            {},",
+        (*HIDDEN, *GK),
+    ),
+    Mutant(
+        "3 NY Gold Prestige also scores adjacent opponent gold buildings",
+        "service/games/ny1901/rules.py",
+        "if placed & around and TILES[tile].level < data.GOLD:",
+        "if placed & around and TILES[tile].level <= data.GOLD:",
+        NY,
+    ),
+    Mutant(
+        "4 the bot worker acknowledges a due signal before playing (at most once)",
+        "service/workers/bots.py",
+        "                done = await self.play(match_id)\n",
+        "                await self.store.ack_due(list(self._running[match_id]))\n"
+        "                done = await self.play(match_id)\n",
+        DELIVERY,
+    ),
+    Mutant(
+        "5 watch() ignores seat-to-bot hand-overs",
+        "service/matches/watch.py",
+        "record = with_handover(record, logged)",
+        "record = record",
+        DELIVERY,
+    ),
+    Mutant(
+        "6 SSE: ?after= takes precedence over Last-Event-ID",
+        "service/api/rest/events.py",
+        '    if last_event_id:\n'
+        '        after = non_negative_int(last_event_id, "Last-Event-ID")\n'
+        "    else:\n"
+        '        after = query_count(request, "after")\n',
+        '    after = query_count(request, "after")\n'
+        "    if after is None and last_event_id:\n"
+        '        after = non_negative_int(last_event_id, "Last-Event-ID")\n',
+        ("tests/api/test_e2e.py",),
+    ),
+    Mutant(
+        "7a a lost compare-and-set is treated as success",
+        "service/matches/act.py",
+        "if await storage.write(match_id, version, new_record, entry):",
+        "if await storage.write(match_id, version, new_record, entry) or True:",
+        RACES,
+    ),
+    Mutant(
+        "7b an unpinned move that loses the race is answered 409 instead of retried",
+        "service/matches/act.py",
+        "            if expected_version is not None or if_match is not None:\n"
+        "                current, _ = await storage.load(match_id)\n"
+        "                check_pins(current, expected_version, if_match)\n",
+        "            current, _ = await storage.load(match_id)\n"
+        "            check_pins(current, version, if_match)\n",
+        RACES,
+    ),
+    Mutant(
+        "7c an idempotent replay answers the current version",
+        "service/matches/act.py",
+        "return ActResponse(match_id=match_id, version=first.version, events=events, "
+        "state=state)",
+        "return ActResponse(match_id=match_id, version=version, events=events, state=state)",
+        RACES,
+    ),
+    Mutant(
+        "SQLite: a retried compare-and-set matches on the write tag alone",
+        "service/store/sqlite.py",
+        "return landed is not None and landed[1] == write_tag(write_id) and landed[0] == entry",
+        "return landed is not None and landed[1] == write_tag(write_id)",
+        STORE,
+    ),
+    Mutant(
+        "SQLite: a stale compare-and-set (an older expected version) writes",
+        "service/store/sqlite.py",
+        "        if version != expected_version:\n",
+        "        if version < expected_version:\n",
+        STORE,
+    ),
+    Mutant(
+        "the log shows a seat another seat's actions",
+        "service/matches/read.py",
+        "if seat is not None and logged.seat == seat else None),",
+        "if seat is not None else None),",
+        ("tests/api/test_hidden_information.py", "tests/graphql/test_visibility.py"),
+    ),
+    Mutant(
+        "a spectator's events carry the private part of seat 0",
+        "service/games/base.py",
+        "        if seat is not None and seat in self.private:\n"
+        "            seen.update(self.private[seat])",
+        "        if (seat if seat is not None else 0) in self.private:\n"
+        "            seen.update(self.private[seat if seat is not None else 0])",
+        HIDDEN,
+    ),
+)
