@@ -309,15 +309,29 @@ class Rules:
     def acquisitions(self, state: State, two_only: bool) -> list[Any]:
         """NY-A1 (and NY-C3 with ``two_only``): every free lot matching an open-market card."""
         taken = self.owned_lots(state)
-        out: list[Any] = []
+        ranked: list[tuple[int, int, Any]] = []
+        seat = state.seat
+        free = state.land[seat] & ~state.built[seat]
+        near: int | None = None  # squares next to the seat's land, when first needed
+        tiles = self.available_tiles(state, seat, 0b1110)
         kinds = sorted(set(state.market))
         for kind in kinds:
             if two_only and kind & 1:
                 continue
             for index in self.board.kind_lots[kind]:
                 if not taken >> index & 1:
-                    out.append(self._acquire[index])
-        return out
+                    # Listed first: lots on which a tile can then be built, then lots next
+                    # to the seat's land (room for a bigger tile later), then the rest.
+                    mask = self.board.lots[index].mask
+                    fits = self._fits(free | mask) if free else self._fits(mask)
+                    if any(TILES[tile].shape in fits for tile in tiles):
+                        rank = 0
+                    else:
+                        if near is None:
+                            near = spread(state.land[seat], self.board.neighbors)
+                        rank = 1 if mask & near else 2
+                    ranked.append((rank, len(ranked), self._acquire[index]))
+        return [action for _, _, action in sorted(ranked, key=lambda r: (r[0], r[1]))]
 
     def is_stuck(self, state: State, seat: int) -> bool:
         """NY-A8: no free worker and neither a build nor a rebuild is possible."""
@@ -354,6 +368,8 @@ class Rules:
     # -----------------------------------------------------------------------------------
     # Legal steps
     def legal(self, state: State) -> list[Any]:
+        """Every legal step, the ones that end or pass the turn last (NY-A9): a client that
+        always posts the first listed move plays the game to its end."""
         seat = state.seat
         phase = state.phase
         if phase == START:
@@ -365,16 +381,17 @@ class Rules:
                 out = self.plain_builds(state, seat)
                 if not out and not rebuilds and state.free_workers(seat) == 0:
                     return [self._return[i] for i in _bit_indices(state.staffed[seat])]
-                out.append(END_TURN)
             out.extend(rebuilds)
             if self.can_market_shift(state, seat):
                 out.append(MARKET_SHIFT)
+            if not acquire:
+                out.append(END_TURN)
             return out
         if phase in (ACQUIRED, BUILD):
             out = self.plain_builds(state, seat)
-            out.append(END_TURN)
             if phase == ACQUIRED and self.can_land_grab(state, seat):
                 out.append(LAND_GRAB)
+            out.append(END_TURN)
             return out
         if phase == GRAB:
             return self.acquisitions(state, True)
