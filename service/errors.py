@@ -38,6 +38,7 @@ CODES: dict[str, tuple[int, str]] = {
     "match_finished": (409, "Match finished"),
     "version_conflict": (409, "Version conflict"),
     "idempotency_key_reused": (409, "Idempotency key reused"),
+    "rules_version_retired": (410, "Rules version retired"),
     "precondition_failed": (412, "Precondition failed"),
     "body_too_large": (413, "Request body too large"),
     "unsupported_media_type": (415, "Unsupported media type"),
@@ -48,6 +49,7 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_action": (422, "Not a move of this game"),
     "busy": (503, "Too much contention"),
     "store_unavailable": (503, "Store unavailable"),
+    "rules_version_unavailable": (503, "Rules version unavailable"),
     "internal": (500, "Internal error"),
 }
 

@@ -29,6 +29,7 @@ from service.games.base import (
     ScoreLine,
     SeatResult,
     WireInt,
+    check_rules_version,
 )
 
 
@@ -88,13 +89,16 @@ class ToyState:
 class ToyEngine:
     id = "toy"
     title = "Toy Cards"
+    rules_versions = (1,)
     min_players = 2
     max_players = 4
     Options = ToyOptions
     Action = ToyAction
     View = ToyView
 
-    def setup(self, players: int, options: BaseModel | None, seed: int) -> ToyState:
+    def setup(self, players: int, options: BaseModel | None, seed: int,
+              rules_version: int | None = None) -> ToyState:
+        check_rules_version(self.id, self.rules_versions, rules_version)
         opts = options if isinstance(options, ToyOptions) else ToyOptions()
         deck, state = rng.shuffled(rng.seed_state(seed), list(range(1, 31)))
         hands = tuple(tuple(sorted(deck[i * 3 : i * 3 + 3])) for i in range(players))
@@ -103,6 +107,9 @@ class ToyEngine:
             deck=tuple(deck[players * 3 :]), chosen=(None,) * players, scores=(0,) * players,
             last_reveal=None, rng=state,
         )
+
+    def rules_version(self, state: ToyState) -> int:
+        return 1
 
     def active_seats(self, state: ToyState) -> frozenset[int]:
         if state.phase == "draw":

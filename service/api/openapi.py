@@ -299,7 +299,7 @@ def _paths() -> dict[str, Any]:
                 "200": _json("MatchState", "The caller's state.", headers=ETAG,
                              links=_links_same_seat("getLegalMoves", "getLog")),
                 "304": {"description": "Not modified.", "headers": ETAG},
-                **_problems(401, 404, 503),
+                **_problems(401, 404, 410, 503),
             },
         }},
         "/v1/matches/{matchId}/legal-moves": {"get": {
@@ -309,7 +309,7 @@ def _paths() -> dict[str, Any]:
             "parameters": [MATCH_ID_PARAM, AUTH_PARAM],
             "responses": {
                 "200": _json("LegalMoves", "Legal moves.", headers=ETAG, links=act_link),
-                **_problems(401, 404, 503),
+                **_problems(401, 404, 410, 503),
             },
         }},
         "/v1/matches/{matchId}/actions": {"post": {
@@ -326,7 +326,7 @@ def _paths() -> dict[str, Any]:
             "responses": {
                 "200": _json("ActResponse", "Applied.", headers=ETAG,
                              links=_links_same_seat("getMatch", "getLegalMoves", "getLog")),
-                **_problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
+                **_problems(400, 401, 404, 410, 409, 412, 413, 415, 422, 503),
             },
         }},
         "/v1/matches/{matchId}/seats/{seat}/bot": {"post": {
@@ -342,7 +342,7 @@ def _paths() -> dict[str, Any]:
                 "schema": {"$ref": "#/components/schemas/HandSeatRequest"}}}},
             "responses": {
                 "200": _json("MatchState", "Handed over.", headers=ETAG),
-                **_problems(400, 401, 404, 409, 413, 415, 422, 503),
+                **_problems(400, 401, 404, 410, 409, 413, 415, 422, 503),
             },
         }},
         "/v1/matches/{matchId}/log": {"get": {
@@ -351,7 +351,8 @@ def _paths() -> dict[str, Any]:
             "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}],
-            "responses": {"200": _json("LogPage", "Log entries."), **_problems(400, 401, 404, 503)},
+            "responses": {"200": _json("LogPage", "Log entries."),
+                          **_problems(400, 401, 404, 410, 503)},
         }},
         "/v1/matches/{matchId}/events": {"get": {
             "operationId": "streamEvents", "tags": ["matches"],
@@ -369,7 +370,7 @@ def _paths() -> dict[str, Any]:
                 "200": {"description": "An event stream.",
                         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                 "204": {"description": "The match is finished and the caller has seen it all."},
-                **_problems(400, 401, 404, 503),
+                **_problems(400, 401, 404, 410, 503),
             },
         }},
         **_board_svg_path(),
@@ -445,7 +446,7 @@ def _board_svg_path() -> dict[str, Any]:
                     "content": {SVG_MEDIA_TYPE: {"schema": {"type": "string"}}},
                 },
                 "304": {"description": "Not modified."},
-                **_problems(400, 401, 404, 422, 503),
+                **_problems(400, 401, 404, 410, 422, 503),
             },
         }},
     }

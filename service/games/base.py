@@ -86,6 +86,21 @@ class Event:
         return seen
 
 
+class UnknownRulesVersion(ValueError):
+    """``setup`` was asked for a rules version the engine does not have."""
+
+
+def check_rules_version(game: str, versions: tuple[int, ...], version: int | None) -> int:
+    """``version`` (None: the newest of ``versions``) if the game plays it; else
+    ``UnknownRulesVersion``."""
+    chosen = versions[-1] if version is None else version
+    if chosen not in versions:
+        raise UnknownRulesVersion(
+            f"{game} plays rules versions {', '.join(map(str, versions))}, not {chosen}"
+        )
+    return chosen
+
+
 class ScoreLine(BaseModel):
     """Points from one scoring rule (for example ``buildings`` or ``street:Broadway``)."""
 
@@ -142,7 +157,21 @@ class Engine(Protocol[S]):
     Action: Any
     View: type[BaseModel]
 
-    def setup(self, players: int, options: BaseModel | None, seed: int) -> S: ...
+    rules_versions: tuple[int, ...]
+    """The rules versions this build plays, oldest first; new matches get the last one. A
+    match keeps the version it was set up with for its whole life (``rules_version``)."""
+
+    def setup(
+        self, players: int, options: BaseModel | None, seed: int,
+        rules_version: int | None = None,
+    ) -> S:
+        """``rules_version``: one of ``rules_versions`` (None: the newest); any other raises
+        ``UnknownRulesVersion``."""
+        ...
+
+    def rules_version(self, state: S) -> int:
+        """The rules version the state is played under."""
+        ...
 
     def active_seats(self, state: S) -> frozenset[int]: ...
 

@@ -27,6 +27,8 @@ def catalogue() -> list[GameInfo]:
             min_players=engine.min_players,
             max_players=engine.max_players,
             options_schema=engine.Options.model_json_schema(),
+            rules_versions=list(engine.rules_versions),
+            current_rules_version=engine.rules_versions[-1],
         )
         for engine in games.all()
     ]
@@ -77,6 +79,7 @@ class Creation:
             created=now,
             updated=now,
             log_dict=logdict.current_number(engine.id) or 0,
+            rules_version=engine.rules_version(state),
         )
         match_id = await self.storage.create(record)
         self.storage.metrics.match_created(engine.id)

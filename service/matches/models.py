@@ -60,6 +60,11 @@ class GameInfo(WireModel):
     options_schema: dict[str, Any] = Field(
         description="JSON Schema of the game's options (every option has a default)."
     )
+    rules_versions: list[int] = Field(
+        description="The rules versions this server plays, oldest first. A match keeps the "
+        "version it was created under for its whole life."
+    )
+    current_rules_version: int = Field(description="The rules version new matches get.")
 
 
 class CreateMatchRequest(InputModel):
@@ -98,6 +103,10 @@ class MatchState(WireModel):
     match_id: str
     game: str
     version: int
+    rules_version: int = Field(
+        description="The game's rules version this match is played under (see the "
+        "catalogue's rulesVersions); fixed for the match's whole life."
+    )
     status: Literal["active", "finished"]
     seat: int | None = Field(description="The caller's seat; null for a spectator.")
     active_seats: list[int] = Field(description="Seats that may act now.")

@@ -64,6 +64,9 @@ class MatchRecord:
     log_dict: int = 0
     """The preset dictionary number the log entries are deflated with (``logdict``; 0:
     plain JSON), fixed when the match is created."""
+    rules_version: int = 1
+    """The game's rules version the match is played under, fixed when it is set up (records
+    stored before rules versions existed are version 1)."""
 
     def remember(self, result: IdempotentResult) -> MatchRecord:
         kept = (*self.idempotency, result)[-MAX_IDEMPOTENCY_KEYS:]
@@ -89,6 +92,8 @@ class MatchRecord:
             "u": self.updated,
             "d": self.log_dict,
         }
+        if self.rules_version != 1:
+            header["r"] = self.rules_version
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -110,6 +115,7 @@ class MatchRecord:
             created=header["c"],
             updated=header["u"],
             log_dict=header["d"],
+            rules_version=header.get("r", 1),
         )
 
 

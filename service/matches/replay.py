@@ -43,7 +43,7 @@ async def replay(
     """The state at version ``upto``, rebuilt from the seed and the logged actions, and every
     logged move up to it with the events it produced."""
     options = engine.Options.model_validate(record.options) if record.options else None
-    state = engine.setup(record.players, options, record.seed)
+    state = engine.setup(record.players, options, record.seed, record.rules_version)
     moves: Replayed = []
     if upto == 0:
         return state, moves

@@ -13,6 +13,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
+from service import games
 from service.errors import ApiError
 from service.metrics import Metrics
 from service.store import LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
@@ -31,6 +32,34 @@ RETRY_AFTER_SECONDS = 1
 
 def busy(detail: str = "Too many concurrent writes to this match; retry.") -> ApiError:
     return ApiError.of("busy", detail, retryAfter=RETRY_AFTER_SECONDS)
+
+
+def check_rules(record: MatchRecord) -> None:
+    """A match is played under its own rules version for its whole life: one this build
+    does not have is refused, never replayed under other rules -- a newer one (a rolling
+    upgrade: another replica serves it) is 503 ``rules_version_unavailable``, one this build
+    no longer has is 410 ``rules_version_retired``."""
+    try:
+        versions = games.get(record.game).rules_versions
+    except games.UnknownGame:
+        raise ApiError.of(
+            "store_unavailable", f"This server does not host {record.game[:32]!r} matches; "
+            "retry shortly.", retryAfter=RETRY_AFTER_SECONDS,
+        ) from None
+    if record.rules_version in versions:
+        return
+    if record.rules_version > versions[-1]:
+        raise ApiError.of(
+            "rules_version_unavailable",
+            f"This match is played under rules version {record.rules_version} of "
+            f"{record.game}, which this server does not have yet; retry shortly.",
+            retryAfter=RETRY_AFTER_SECONDS,
+        )
+    raise ApiError.of(
+        "rules_version_retired",
+        f"This match is played under rules version {record.rules_version} of {record.game}, "
+        f"which this server no longer plays (it plays {', '.join(map(str, versions))}).",
+    )
 
 
 class MatchStorage:
@@ -84,6 +113,7 @@ class MatchStorage:
                 "This match was stored by an older version of Skyline, in a format this one "
                 "does not read.",
             ) from None
+        check_rules(record)
         if not logdict.known(record.game, record.log_dict):
             # A newer replica created it (a rolling upgrade added a dictionary): another
             # replica can serve it, and this one can once it is upgraded.

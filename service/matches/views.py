@@ -44,6 +44,7 @@ def state_of(
         match_id=match_id,
         game=engine.id,
         version=version,
+        rules_version=engine.rules_version(state),
         status="finished" if result is not None else "active",
         seat=seat,
         active_seats=sorted(engine.active_seats(state)),

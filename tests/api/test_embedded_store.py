@@ -65,14 +65,19 @@ def test_a_second_server_on_the_same_folder_is_refused(
 def test_a_full_disk_is_503_with_retry_after_and_nothing_half_written(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / DEFAULT_FILENAME)
     with TestClient(create_app(store)) as client:
-        created = client.post("/v1/matches", json={"game": "ny1901", "players": 2, "seed": 9})
-        match = created.json()
-        url = f"/v1/matches/{match['matchId']}"
-        tokens = {s["seat"]: s["token"] for s in match["seats"]}
+        matches = []
+        for seed in range(6):
+            match = client.post("/v1/matches", json={"game": "ny1901", "players": 2,
+                                                     "seed": seed}).json()
+            matches.append((f"/v1/matches/{match['matchId']}",
+                            {s["seat"]: s["token"] for s in match["seats"]}))
         asyncio.run(store._set_max_pages(1))  # the file may not grow: the disk is full
         refused = None
-        for _ in range(400):  # until a write needs a page the file cannot get
+        for n in range(3000):  # until a write needs a page the file cannot get
+            url, tokens = matches[n % len(matches)]
             state = client.get(url).json()
+            if state["status"] == "finished":
+                continue
             seat = state["activeSeats"][0]
             auth = {"Authorization": f"Bearer {tokens[seat]}"}
             move = client.get(f"{url}/legal-moves", headers=auth).json()["moves"][0]

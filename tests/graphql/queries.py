@@ -8,7 +8,7 @@ TOY_VIEW = """
 """
 
 STATE = f"""
-  matchId game version status seat activeSeats
+  matchId game version rulesVersion status seat activeSeats
   view {{ {TOY_VIEW} }}
   result {{ winners seats {{ seat score rank breakdown {{ rule points }} }} }}
 """

@@ -25,6 +25,7 @@ EXPECTED = {
     "forbidden": Forbidden,
     "not_found": NotFound,
     "match_not_found": NotFound,
+    "rules_version_retired": NotFound,
     "not_your_turn": NotYourTurn,
     "match_finished": MatchFinished,
     "version_conflict": VersionConflict,

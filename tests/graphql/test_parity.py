@@ -36,7 +36,8 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
         schema = next(r for r in app.routes if getattr(r, "path", "") == "/graphql").endpoint
         gql = GraphQLClient(http, schema.schema)
         view, move = gql.selection("MatchView", game), gql.selection("Move", game)
-        state = f"""matchId game version status seat activeSeats bots {{ seat kind }}
+        state = f"""matchId game version rulesVersion status seat activeSeats
+                    bots {{ seat kind }}
                     view {{ {view} }}
                     result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners
                              opponents {{ name score rank breakdown {{ rule points }} }} }}"""

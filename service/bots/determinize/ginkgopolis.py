@@ -82,6 +82,7 @@ def determinize(
         raise InconsistentView("a determinization needs the seat's own view")
     n = view.players
     s = empty_state(n)
+    s.rules_version = view.rules_version
     phase = PHASE_NAMES.index(view.phase)
     s.phase = phase
     s.flags = (FLAG_DRAFT if phase == DRAFT else 0) | (

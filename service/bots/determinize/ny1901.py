@@ -69,6 +69,7 @@ def determinize(
     n = view.players
     s = State.__new__(State)
     s.n = n
+    s.rules_version = view.rules_version
     s.expert = view.expert
     s.challenge = data.CHALLENGES.index(view.challenge) if view.challenge else -1
     s.streets = tuple(data.STREET_CARDS.index(street.id) for street in view.streets)

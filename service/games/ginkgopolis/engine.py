@@ -17,6 +17,7 @@ from ..base import (
     Result,
     ScoreLine,
     SeatResult,
+    check_rules_version,
 )
 from . import flow, rules, scoring, state
 from .actions import (
@@ -109,10 +110,14 @@ class GinkgopolisEngine:
     Options = GkOptions
     Action = GkAction
     View = GkView
+    rules_versions: tuple[int, ...] = (1,)
+    """1: the rules as first shipped (until 2026-12-01)."""
 
     # ------------------------------------------------------------------ lifecycle
 
-    def setup(self, players: int, options: BaseModel | None, seed: int) -> GkState:
+    def setup(self, players: int, options: BaseModel | None, seed: int,
+              rules_version: int | None = None) -> GkState:
+        version = check_rules_version(self.id, self.rules_versions, rules_version)
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Ginkgopolis is for 1 to 5 players, not {players}")
         opts = (
@@ -120,7 +125,12 @@ class GinkgopolisEngine:
             if isinstance(options, GkOptions)
             else GkOptions.model_validate(options.model_dump() if options is not None else {})
         )
-        return flow.setup(players, seed, opts.characters == "draft", opts.hal_expert)
+        s = flow.setup(players, seed, opts.characters == "draft", opts.hal_expert)
+        s.rules_version = version
+        return s
+
+    def rules_version(self, s: GkState) -> int:
+        return s.rules_version
 
     def active_seats(self, s: GkState) -> frozenset[int]:
         return active_seats(s)

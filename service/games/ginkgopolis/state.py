@@ -38,6 +38,8 @@ FLAG_DRAFT: Final = 1
 FLAG_EXPERT: Final = 2
 
 FORMAT_VERSION: Final = 1
+FORMAT_RULES: Final = 2
+"""Format 2: format 1 followed by one word, the rules version (2 and later)."""
 
 
 class GkState:
@@ -72,6 +74,7 @@ class GkState:
         "ret_part",
         "returns",
         "rng",
+        "rules_version",
         "runs",
         "stacks",
         "supply_tiles",
@@ -83,6 +86,8 @@ class GkState:
     )
 
     players: int
+    rules_version: int
+    """The rules version the match is played under (``GinkgopolisEngine.rules_versions``)."""
     flags: int
     rng: int
     phase: int
@@ -145,6 +150,7 @@ class GkState:
     def clone(self) -> GkState:
         new = GkState.__new__(GkState)
         new.players = self.players
+        new.rules_version = self.rules_version
         new.flags = self.flags
         new.rng = self.rng
         new.phase = self.phase
@@ -197,6 +203,7 @@ def empty_state(players: int) -> GkState:
     s = GkState.__new__(GkState)
     owners = 2 if players == 1 else players
     s.players = players
+    s.rules_version = 1
     s.flags = 0
     s.rng = 0
     s.phase = CHOOSE
@@ -329,14 +336,17 @@ def dumps(s: GkState) -> bytes:
         out += kept
         out += (s.ret_part[seat], len(returned))
         out += returned
+    if s.rules_version != 1:  # version 1 keeps the format it was stored in, byte for byte
+        out.append(s.rules_version)
     words = array("H", out)
     if _BIG_ENDIAN:
         words.byteswap()
-    return _VERSION_BYTE + words.tobytes()
+    return (_VERSION_BYTE if s.rules_version == 1 else _RULES_BYTE) + words.tobytes()
 
 
 _BIG_ENDIAN: Final = sys.byteorder != "little"
 _VERSION_BYTE: Final = bytes([FORMAT_VERSION])
+_RULES_BYTE: Final = bytes([FORMAT_RULES])
 
 
 class _Reader:
@@ -364,7 +374,7 @@ class _Reader:
 
 def loads(data: bytes) -> GkState:
     """The state ``dumps`` wrote; ``ValueError`` for anything else."""
-    if not data or data[0] != FORMAT_VERSION or len(data) % 2 != 1:
+    if not data or data[0] not in (FORMAT_VERSION, FORMAT_RULES) or len(data) % 2 != 1:
         raise ValueError("not a Ginkgopolis state (unknown format version)")
     try:
         return _loads(data)
@@ -377,9 +387,14 @@ def _loads(data: bytes) -> GkState:
     words.frombytes(data[1:])
     if sys.byteorder != "little":
         words.byteswap()
-    r = _Reader(words.tolist())
+    values = words.tolist()
+    rules_version = values.pop() if data[0] == FORMAT_RULES else 1
+    if rules_version < 1:
+        raise ValueError("not a Ginkgopolis state (bad rules version)")
+    r = _Reader(values)
     players = r.one()
     s = empty_state(players)
+    s.rules_version = rules_version
     s.flags = r.one()
     s.phase = r.one()
     s.turn = r.one()
@@ -419,6 +434,6 @@ def _loads(data: bytes) -> GkState:
         s.draft_kept[seat] = r.list()
         s.ret_part[seat] = r.one()
         s.returns[seat] = tuple(r.list())
-    if r.i != len(words):
+    if r.i != len(values):
         raise ValueError("trailing data after a Ginkgopolis state")
     return s

@@ -158,6 +158,7 @@ class GkHalView(BaseModel):
 class GkView(BaseModel):
     model_config = _FROZEN
     game: Literal["ginkgopolis"] = "ginkgopolis"
+    rules_version: int
     players: int
     phase: Literal["draft", "choose", "resolve", "return_tiles", "over"]
     turn: int
@@ -355,6 +356,7 @@ def make_view(s: GkState, seat: int | None) -> GkView:
     me = _private(s, seat) if seat is not None and 0 <= seat < s.players else None
     phase_name = PHASE_NAMES[s.phase]
     return GkView(
+        rules_version=s.rules_version,
         players=s.players,
         phase=phase_name,
         turn=s.turn,

@@ -7,7 +7,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import rng
-from ..base import GAME_OVER, NOT_YOUR_TURN, Event, IllegalAction, Result
+from ..base import (
+    GAME_OVER,
+    NOT_YOUR_TURN,
+    Event,
+    IllegalAction,
+    Result,
+    check_rules_version,
+)
 from . import data, render, scoring
 from . import state as st
 from .actions import Ny1901Action
@@ -63,6 +70,8 @@ class Ny1901Engine:
     Options: type[BaseModel] = Ny1901Options
     Action: Any = Ny1901Action
     View: type[BaseModel] = Ny1901View
+    rules_versions: tuple[int, ...] = (1,)
+    """1: the rules as first shipped (until 2026-12-01)."""
 
     def __init__(self, board: Board | None = None) -> None:
         self.board = board if board is not None else default_board()
@@ -75,8 +84,10 @@ class Ny1901Engine:
         self._lot_views: dict[tuple[int, bool, int | None, bool], Ny1901LotView] = {}
 
     # ------------------------------------------------------------------------------ setup
-    def setup(self, players: int, options: BaseModel | None, seed: int) -> State:
+    def setup(self, players: int, options: BaseModel | None, seed: int,
+              rules_version: int | None = None) -> State:
         """NY-S1..S6: characters, start properties, markets, street and challenge cards."""
+        version = check_rules_version(self.id, self.rules_versions, rules_version)
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"New York 1901 is for 2 to 4 players, not {players}")
         opts = self._options(options)
@@ -104,6 +115,7 @@ class Ny1901Engine:
 
         state = State.__new__(State)
         state.n = players
+        state.rules_version = version
         state.expert = opts.expert
         state.challenge = challenge
         state.streets = streets
@@ -133,6 +145,9 @@ class Ny1901Engine:
             state.buildings[seat] = [(START_TILE, placement.id, mask)]
         st.refresh(state, self.geometry)
         return state
+
+    def rules_version(self, state: State) -> int:
+        return state.rules_version
 
     def _options(self, options: BaseModel | None) -> Ny1901Options:
         if options is None:
@@ -243,6 +258,7 @@ class Ny1901Engine:
             ))
         over = state.phase == st.OVER
         return Ny1901View(
+            rules_version=state.rules_version,
             viewer=seat,
             players=state.n,
             expert=state.expert,

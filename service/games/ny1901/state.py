@@ -45,10 +45,12 @@ class State:
     __slots__ = (
         "buildings", "built", "cards", "challenge", "characters", "expert", "flags", "future",
         "land", "left", "legend", "lots", "market", "n", "phase", "points", "prestige", "rng",
-        "seat", "staffed", "streets", "trigger", "used",
+        "rules_version", "seat", "staffed", "streets", "trigger", "used",
     )
 
     n: int
+    rules_version: int
+    """The rules version the match is played under (``Ny1901Engine.rules_versions``)."""
     expert: bool
     challenge: int
     streets: tuple[int, ...]
@@ -75,6 +77,7 @@ class State:
     def copy(self) -> State:
         new = State.__new__(State)
         new.n = self.n
+        new.rules_version = self.rules_version
         new.expert = self.expert
         new.challenge = self.challenge
         new.streets = self.streets
@@ -134,6 +137,8 @@ def refresh(state: State, geometry: Geometry) -> None:
 # Serialization: a version byte, then fixed fields, then per seat its lots, tiles and
 # buildings (tile + placement id: the mask follows from the board), then the markets.
 VERSION = 1
+VERSION_RULES = 2
+"""Format 2: format 1 followed by one byte, the rules version (2 and later)."""
 
 
 def dumps(state: State, geometry: Geometry) -> bytes:
@@ -156,6 +161,9 @@ def dumps(state: State, geometry: Geometry) -> bytes:
         parts.append(b"".join([codes[tile][pid] for tile, pid, _ in buildings]))
     parts.append(bytes((len(state.market), *state.market, len(state.future))))
     parts.append(bytes(state.future))
+    if state.rules_version != 1:  # version 1 keeps the format it was stored in, byte for byte
+        parts[0] = bytes((VERSION_RULES,)) + parts[0][1:]
+        parts.append(bytes((state.rules_version,)))
     return b"".join(parts)
 
 
@@ -175,9 +183,14 @@ def loads(blob: bytes, geometry: Geometry) -> State:
 
 def _loads(blob: bytes, geometry: Geometry) -> State:
     lot_bytes = (len(geometry.board.lots) + 7) // 8
-    if blob[0] != VERSION:
-        raise ValueError(f"unknown version {blob[0]}")
     state = State.__new__(State)
+    if blob[0] == VERSION:
+        state.rules_version = 1
+    elif blob[0] == VERSION_RULES and blob[-1] >= 2:
+        state.rules_version = blob[-1]
+        blob = blob[:-1]
+    else:
+        raise ValueError(f"unknown version {blob[0]}")
     pos = 1
     head = blob[pos]
     pos += 1

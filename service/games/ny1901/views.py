@@ -73,6 +73,7 @@ class Ny1901StreetView(_Frozen):
 
 class Ny1901View(_Frozen):
     game: Literal["ny1901"] = "ny1901"
+    rules_version: int
     viewer: int | None
     players: int
     expert: bool

@@ -87,6 +87,7 @@ FAILURES: tuple[type, ...] = (
 _BY_CODE: dict[str, type] = {
     "not_found": NotFound,
     "match_not_found": NotFound,
+    "rules_version_retired": NotFound,
     "unauthorized": Unauthorized,
     "forbidden": Forbidden,
     "not_your_turn": NotYourTurn,

@@ -55,12 +55,21 @@ class Game:
     options_schema: JSON = strawberry.field(
         description="JSON Schema of the game's options (every option has a default)."
     )
+    rules_versions: list[int] = strawberry.field(
+        description="The rules versions this server plays, oldest first. A match keeps the "
+        "version it was created under for its whole life."
+    )
+    current_rules_version: int = strawberry.field(
+        description="The rules version new matches get."
+    )
 
     @classmethod
     def from_model(cls, info: models.GameInfo) -> "Game":
         return cls(
             id=info.id, title=info.title, min_players=info.min_players,
             max_players=info.max_players, options_schema=cast(JSON, info.options_schema),
+            rules_versions=list(info.rules_versions),
+            current_rules_version=info.current_rules_version,
         )
 
 
@@ -122,6 +131,10 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         match_id: strawberry.ID
         game: str
         version: int
+        rules_version: int = strawberry.field(
+            description="The game's rules version this match is played under; fixed for "
+            "the match's whole life."
+        )
         status: MatchStatus
         seat: int | None = strawberry.field(
             description="The caller's seat; null for a spectator."
@@ -179,7 +192,8 @@ def build_match_types(games: GameTypes) -> MatchTypes:
     def from_state(state: models.MatchState) -> MatchState:
         return MatchState(
             match_id=strawberry.ID(state.match_id), game=state.game, version=state.version,
-            status=MatchStatus(state.status), seat=state.seat,
+            rules_version=state.rules_version, status=MatchStatus(state.status),
+            seat=state.seat,
             active_seats=list(state.active_seats),
             bots=[BotSeat(seat=int(s), kind=BotKind(k)) for s, k in state.bots.items()],
             view=games.view.convert(state.view),
