@@ -119,12 +119,16 @@ SPECS: list[tuple[str, int, dict[str, Any], int, str]] = [
 
 
 def main(argv: list[str]) -> int:
-    """``python -m tests.golden.corpus [--rules-version N]``: (re)write the recordings of
-    ``SPECS`` for rules version N (default 1) -- only ever for a version being introduced."""
+    """``python -m tests.golden.corpus [--rules-version N] [--game ID]``: (re)write the
+    recordings of ``SPECS`` (of one game) for rules version N (default 1) -- only ever for a
+    version being introduced, never for one already shipped."""
     version = int(argv[argv.index("--rules-version") + 1]) if "--rules-version" in argv else 1
+    only = argv[argv.index("--game") + 1] if "--game" in argv else None
     folder = RECORDINGS / f"v{version}"
     folder.mkdir(parents=True, exist_ok=True)
     for game, players, options, seed, policy in SPECS:
+        if only is not None and game != only:
+            continue
         recording = record(game, players, options, seed, rules_version=version, policy=policy,
                            max_moves=400 if policy == "first" else 3000)
         path = folder / f"{game}-{players}p-{seed}-{policy}.json"
