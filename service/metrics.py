@@ -27,8 +27,8 @@ class Metrics:
         self.latency_sum: dict[str, float] = defaultdict(float)
         self.latency_count: dict[str, int] = defaultdict(int)
         self.cas_conflicts = 0
-        self.actions: dict[str, int] = defaultdict(int)
-        self.matches_created: dict[str, int] = defaultdict(int)
+        self.actions: dict[tuple[str, int], int] = defaultdict(int)
+        self.matches_created: dict[tuple[str, int], int] = defaultdict(int)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         with self._lock:
@@ -44,13 +44,13 @@ class Metrics:
         with self._lock:
             self.cas_conflicts += 1
 
-    def action(self, game: str) -> None:
+    def action(self, game: str, rules_version: int) -> None:
         with self._lock:
-            self.actions[game] += 1
+            self.actions[(game, rules_version)] += 1
 
-    def match_created(self, game: str) -> None:
+    def match_created(self, game: str, rules_version: int) -> None:
         with self._lock:
-            self.matches_created[game] += 1
+            self.matches_created[(game, rules_version)] += 1
 
     def render(self) -> str:
         with self._lock:
@@ -81,15 +81,19 @@ class Metrics:
                 "# HELP skyline_cas_conflicts_total Compare-and-set writes that lost a race.",
                 "# TYPE skyline_cas_conflicts_total counter",
                 f"skyline_cas_conflicts_total {self.cas_conflicts}",
-                "# HELP skyline_actions_total Actions applied, by game.",
+                "# HELP skyline_actions_total Actions applied, by game and rules version (a "
+                "version whose count stops growing on every replica has no match in play).",
                 "# TYPE skyline_actions_total counter",
             ]
-            for game, count in sorted(self.actions.items()):
-                lines.append(f"skyline_actions_total{_labels(game=game)} {count}")
+            for (game, version), count in sorted(self.actions.items()):
+                labels = _labels(game=game, rules_version=str(version))
+                lines.append(f"skyline_actions_total{labels} {count}")
             lines += [
-                "# HELP skyline_matches_created_total Matches created, by game.",
+                "# HELP skyline_matches_created_total Matches created, by game and rules "
+                "version.",
                 "# TYPE skyline_matches_created_total counter",
             ]
-            for game, count in sorted(self.matches_created.items()):
-                lines.append(f"skyline_matches_created_total{_labels(game=game)} {count}")
+            for (game, version), count in sorted(self.matches_created.items()):
+                labels = _labels(game=game, rules_version=str(version))
+                lines.append(f"skyline_matches_created_total{labels} {count}")
             return "\n".join(lines) + "\n"

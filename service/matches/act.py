@@ -94,7 +94,7 @@ class Acting:
                 new_record = new_record.remember(IdempotentResult(key, version + 1, action_digest))
             entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
             if await storage.write(match_id, version, new_record, entry):
-                storage.metrics.action(engine.id)
+                storage.metrics.action(engine.id, record.rules_version)
                 await self.due.signal_if_due(match_id, engine, new_record, new_state)
                 return ActResponse(
                     match_id=match_id,

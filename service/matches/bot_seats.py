@@ -81,7 +81,7 @@ class BotSeats:
                 f"The match moved on from version {version}.",
                 currentVersion=current,
             )
-        storage.metrics.action(engine.id)
+        storage.metrics.action(engine.id, record.rules_version)
         await self.due.signal_if_due(match_id, engine, new_record, new_state)
         return version + 1
 

@@ -82,7 +82,7 @@ class Creation:
             rules_version=engine.rules_version(state),
         )
         match_id = await self.storage.create(record)
-        self.storage.metrics.match_created(engine.id)
+        self.storage.metrics.match_created(engine.id, record.rules_version)
         await self.due.signal_if_due(match_id, engine, record, state)
         return CreateMatchResponse(
             match_id=match_id,

@@ -82,7 +82,7 @@ def test_metrics_count_requests_conflicts_and_actions(client: TestClient) -> Non
     body = text.text
     assert 'skyline_http_requests_total{method="POST",route="/v1/matches",status="201"} 1' in body
     assert 'route="/v1/matches/{match_id}",status="404"} 1' in body
-    assert 'skyline_actions_total{game="toy"} 1' in body
+    assert 'skyline_actions_total{game="toy",rules_version="1"} 1' in body
     assert "skyline_cas_conflicts_total 0" in body
     assert 'skyline_http_request_duration_seconds_bucket{le="+Inf",route="/v1/matches"} 1' in body
 

@@ -76,3 +76,14 @@ def test_a_match_under_rules_this_build_lacks_is_refused_everywhere(
         if status == 503:
             assert answer.headers["Retry-After"] == "1"
     assert stored(client, match.id)[0] == 1  # nothing was written
+
+
+def test_metrics_count_matches_and_moves_per_game_and_rules_version(
+    client: TestClient,
+) -> None:
+    match = create(client)
+    assert client.post(f"{match.url}/actions", json={"action": {"type": "pass"}},
+                       headers=match.auth(0)).status_code == 200
+    text = client.get("/metrics").text
+    assert 'skyline_matches_created_total{game="toy",rules_version="1"} 1' in text
+    assert 'skyline_actions_total{game="toy",rules_version="1"} 1' in text
