@@ -24,7 +24,8 @@ Hidden information (rules digests): New York 1901 -- the order of the future mar
 seat knows is kept: the cards a stuck seat returned lie at its bottom, and the four cards a
 Market Shift put under it are known as a set), and the RNG. Ginkgopolis -- other seats' hands,
 tiles behind their screens, sealed card choices (tile or not) and draft picks, the deck and
-tile-supply order, the boxed tiles, Hal's card until it is revealed, and the RNG.
+tile-supply order, the boxed tiles, Hal's card until it is revealed, and the RNG. A New Hand
+is sealed with the card choices under rules version 1 only; from version 2 it is public.
 
 The last test plants the two leaks found by mutation testing (Market Shift listing the cards
 in their order under the future market; ``cards_drawn`` naming the cards publicly) and leaks
@@ -44,6 +45,7 @@ import pytest
 from service.games.base import Event
 from service.games.ginkgopolis import ENGINE as GK
 from service.games.ginkgopolis import GinkgopolisEngine, GkOptions
+from service.games.ginkgopolis.actions import GkChooseCard, GkNewHand
 from service.games.ginkgopolis.data import CHAR_BASE, card_label
 from service.games.ginkgopolis.state import (
     CHOOSE,
@@ -81,12 +83,13 @@ class Step:
 
 def playout(
     engine: AnyEngine, players: int, seed: int, options: Any = None, max_steps: int = 3000,
-    prefer: type | None = None,
+    prefer: type | None = None, rules_version: int | None = None,
 ) -> Iterator[Step]:
-    """A seeded random game; when a move of type ``prefer`` is legal it is played half of
-    the time (so that rare moves such as Market Shift are played in every game)."""
+    """A seeded random game (under ``rules_version``; None: the newest); when a move of type
+    ``prefer`` is legal it is played half of the time (so that rare moves such as Market
+    Shift are played in every game)."""
     chooser = random.Random(seed)
-    state = engine.setup(players, options, seed)
+    state = engine.setup(players, options, seed, rules_version)
     for index in range(max_steps):
         if engine.result(state) is not None:
             return
@@ -153,6 +156,7 @@ def _seen_events(events: list[Event], viewer: Viewer) -> list[dict[str, Any]]:
 def check_game(
     engine: AnyEngine, players: int, seed: int, rerandomiser: Rerandomiser,
     options: Any = None, stats: Counter[str] | None = None, prefer: type | None = None,
+    rules_version: int | None = None,
 ) -> Counter[str]:
     """The property at every step of one seeded random game, for the spectator, the seat
     that acts and one other seat (drawn at random: over a game every seat is checked both
@@ -163,7 +167,8 @@ def check_game(
     stats = Counter() if stats is None else stats
     rng = random.Random(f"twins-{seed}")
     views: dict[Viewer, Any] = {}
-    for step in playout(engine, players, seed, options, prefer=prefer):
+    for step in playout(engine, players, seed, options, prefer=prefer,
+                        rules_version=rules_version):
         if step.index == 0:
             rerandomiser.start(step.before)
         stats["steps"] += 1
@@ -398,7 +403,13 @@ def _gk_shuffle(s: GkState, viewer: Viewer, rng: random.Random, fixed: set[Slot]
             _set(twin, slot, item)
     if s.phase in (CHOOSE, DRAFT):
         for seat, choice in enumerate(s.choice):
-            if choice is None or seat == viewer or choice[0] == NEW_HAND:
+            if choice is not None and choice[0] == NEW_HAND:
+                # Rules version 1 seals a New Hand with the choices (it stays one in the
+                # twin; ``sealed_alternatives`` compares it with a card choice). From
+                # version 2 it is public and carried out at once: never a sealed choice.
+                assert s.rules_version == 1, "a sealed New Hand under rules version 2"
+                continue
+            if choice is None or seat == viewer:
                 continue
             old, new = (s.hands, twin.hands) if s.phase == CHOOSE else (
                 s.draft_packs, twin.draft_packs)
@@ -487,8 +498,10 @@ class GkRerandomiser:
                             rng: random.Random) -> list[Any]:
         """GK-T1 card choices (tile or not), GK-S4 draft picks and GK-E1 tile returns are
         sealed until every seat has committed: while another seat still has to, a different
-        commitment of the same kind must look the same to everyone else. (New Hand is left
-        out: the digest rules its announcement public, the engine seals it.)"""
+        commitment of the same kind must look the same to everyone else. A New Hand: under
+        rules version 1 it is sealed like a card choice (one kind: either may stand in for
+        the other); from version 2 it is public and immediate (GK-T1, revised ruling), so it
+        is no alternative and has none."""
         before: GkState = step.before
         after: GkState = step.after
         if viewer == step.seat or before.phase not in (CHOOSE, DRAFT, RETURN):
@@ -497,9 +510,16 @@ class GkRerandomiser:
         if after.phase != before.phase or not waiting or not waiting <= engine.active_seats(
                 before):
             return []  # the last commitment: everything is revealed now
-        kind = type(step.action)
+        kind: tuple[type, ...] = (type(step.action),)
+        if isinstance(step.action, GkChooseCard | GkNewHand):
+            if before.rules_version >= 2:
+                kind = (GkChooseCard,)
+                if isinstance(step.action, GkNewHand):
+                    return []
+            else:
+                kind = (GkChooseCard, GkNewHand)
         others = [a for a in engine.legal_actions(before, step.seat)
-                  if type(a) is kind and a != step.action]
+                  if isinstance(a, kind) and a != step.action]
         return rng.sample(others, min(1, len(others)))
 
     def advance(self, step: Step) -> None:
@@ -511,10 +531,11 @@ class GkRerandomiser:
 
 
 def _run(engine: AnyEngine, players: int, seeds: range, make: Callable[[], Rerandomiser],
-         options: Any = None, prefer: type | None = None) -> Counter[str]:
+         options: Any = None, prefer: type | None = None, rules_version: int | None = None,
+         ) -> Counter[str]:
     stats: Counter[str] = Counter()
     for seed in seeds:
-        check_game(engine, players, seed, make(), options, stats, prefer)
+        check_game(engine, players, seed, make(), options, stats, prefer, rules_version)
     return stats
 
 
@@ -582,15 +603,49 @@ def test_ginkgopolis_hands_screens_deck_and_supply_never_reach_another_seat(
         assert stats["step_twin:box"] >= stats["checks"] // 2
 
 
-def test_ginkgopolis_sealed_choices_new_hands_and_tile_returns_stay_sealed() -> None:
-    """Simultaneous steps: card choices (tile or not), New Hand draws and the GK-E1 tile
-    returns are committed one seat at a time; nothing of a sealed commitment may show."""
-    stats = _run(GK, 3, range(4, 7), GkRerandomiser)
-    assert stats["event:new_hands_announced"] >= 3
+@pytest.mark.parametrize("version", GK.rules_versions, ids=lambda v: f"v{v}")
+def test_ginkgopolis_sealed_choices_new_hands_and_tile_returns_stay_sealed(version: int) -> None:
+    """Simultaneous steps: card choices (tile or not), the New Hand draws and the GK-E1 tile
+    returns are committed one seat at a time; nothing of a sealed commitment may show.
+    Rules version 1 seals a New Hand with the choices (a sealed New Hand and a sealed card
+    choice look alike); from version 2 it is public and carried out at once (GK-T1)."""
+    stats = _run(GK, 3, range(4, 7), GkRerandomiser, rules_version=version)
+    if version == 1:
+        assert stats["event:new_hands_announced"] >= 3
+    else:
+        assert stats["event:new_hand_announced"] >= 3
+        assert stats["event:new_hands_announced"] == 0
     assert stats["event:tiles_returned"] >= 2
     assert stats["action:GkReturnTiles"] >= 30
     assert stats["step_twin:choices"] >= 60
     assert stats["sealed_alternatives"] >= 200
+
+
+def test_ginkgopolis_v2_a_new_hand_is_public_at_once() -> None:
+    """GK-T1 (rules version 2): a New Hand is no sealed commitment. The step itself tells
+    everyone who took it and which cards were discarded; every view shows the token spent
+    and the hand on the discard pile at once; the seat chooses again (only the new cards
+    stay private)."""
+    seen = 0
+    for seed in range(4, 10):
+        for step in playout(GK, 3, seed, rules_version=2, prefer=GkNewHand):
+            if not isinstance(step.action, GkNewHand):
+                continue
+            seen += 1
+            before, after, seat = step.before, step.after, step.seat
+            old = sorted(card_label(c) for c in before.hands[seat])
+            for viewer in (None, *(o for o in range(3) if o != seat)):
+                told = [e for e in _seen_events(step.events, viewer)
+                        if e["kind"] in ("new_hand_announced", "hand_discarded")]
+                assert [(e["kind"], e["seat"]) for e in told] == [
+                    ("new_hand_announced", seat), ("hand_discarded", seat)]
+                assert told[0] == {"kind": "new_hand_announced", "seat": seat}
+                assert sorted(told[1]["cards"]) == old
+                view = GK.view(after, viewer)
+                assert view.seats[seat].new_hand_tokens == before.nh[seat] - 1
+                assert not view.seats[seat].committed and seat in view.active_seats
+            assert after.choice[seat] is None and len(after.hands[seat]) == 4
+    assert seen >= 10
 
 
 def test_ginkgopolis_draft_picks_and_packs_stay_hidden() -> None:
@@ -688,6 +743,17 @@ class _GkSealedTileInViewLeak(GinkgopolisEngine):
         return view.model_copy(update={"seats": seats})
 
 
+class _GkSealedNewHandInEventLeak(GinkgopolisEngine):
+    """Rules version 1 seals a New Hand with the card choices: a leak of the difference in
+    the commitment's event (``new_hand``) is caught by comparing it with a card choice."""
+
+    def apply(self, s: GkState, seat: int, action: Any) -> tuple[GkState, list[Event]]:
+        new, events = super().apply(s, seat, action)
+        new_hand = isinstance(action, GkNewHand)
+        return new, [replace(e, public={**e.public, "new_hand": new_hand})
+                     if e.kind == "choice_committed" else e for e in events]
+
+
 @dataclass
 class _Leak:
     engine: AnyEngine
@@ -695,6 +761,7 @@ class _Leak:
     make: Callable[[], Rerandomiser]
     caught_in: str
     options: Any = None
+    rules_version: int | None = None
 
 
 _EVENTS = r"the events depends on hidden information: \[\d+\]"
@@ -713,6 +780,9 @@ _LEAKS = {
                                      r", instead .*" + _EVENTS + r"\.with_tile"),
     "gk-sealed-tile-in-hand-count": _Leak(_GkSealedTileInViewLeak(), 3, GkRerandomiser,
                                           _VIEW + r"\.seats\[\d\]\.hand_count"),
+    "gk-v1-sealed-new-hand-in-event": _Leak(_GkSealedNewHandInEventLeak(), 3, GkRerandomiser,
+                                            r", instead .*" + _EVENTS + r"\.new_hand",
+                                            rules_version=1),
 }
 
 
@@ -721,4 +791,5 @@ def test_the_property_fails_for_planted_leaks(name: str) -> None:
     leak = _LEAKS[name]
     prefer = Ny1901MarketShift if isinstance(leak.engine, Ny1901Engine) else None
     with pytest.raises(AssertionError, match=leak.caught_in):
-        _run(leak.engine, leak.players, range(4), leak.make, leak.options, prefer)
+        _run(leak.engine, leak.players, range(4), leak.make, leak.options, prefer,
+             leak.rules_version)

@@ -188,6 +188,7 @@ def test_GK_T1_every_card_alone_or_with_every_tile_is_listed_once() -> None:
 
 
 def test_GK_T1_new_hands_in_seat_order_from_the_first_player() -> None:
+    """Rules version 1 (``blank``): sealed, carried out in seat order at the reveal."""
     s = blank(2)
     s.first = 1
     s.nh = [2, 2]

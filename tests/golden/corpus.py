@@ -35,12 +35,8 @@ def _events_digest(events: list[Event], players: int) -> str:
 
 def _setup(engine: Engine[Any], recording: dict[str, Any]) -> Any:
     options = engine.Options.model_validate(recording["options"])
-    version = recording.get("rules_version", 1)
-    setup_for = getattr(engine, "setup_rules", None)
-    if setup_for is not None:
-        return setup_for(recording["players"], options, recording["seed"], version)
-    assert version == 1, f"this engine has no rules versions; the recording is {version}"
-    return engine.setup(recording["players"], options, recording["seed"])
+    return engine.setup(recording["players"], options, recording["seed"],
+                        recording.get("rules_version", 1))
 
 
 def record(game: str, players: int, options: dict[str, Any], seed: int, *,

@@ -32,8 +32,9 @@ class GkChooseCard:
 
 @dataclass(frozen=True, slots=True)
 class GkNewHand:
-    """GK-T1: announce (hidden until everyone has chosen) a New Hand: spend a token, discard
-    the hand and draw 4; then choose again from the new hand."""
+    """GK-T1: announce a New Hand: spend a token, discard the hand and draw 4; then choose
+    again from the new hand (rules version 1: sealed with the card choices; version 2: public
+    and carried out at once)."""
 
     __pydantic_config__ = _CONFIG
     type: Literal["new_hand"] = "new_hand"

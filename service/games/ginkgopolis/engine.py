@@ -110,8 +110,10 @@ class GinkgopolisEngine:
     Options = GkOptions
     Action = GkAction
     View = GkView
-    rules_versions: tuple[int, ...] = (1,)
-    """1: the rules as first shipped (until 2026-12-01)."""
+    rules_versions: tuple[int, ...] = (1, 2)
+    """1: the rules as first shipped (until 2026-12-01).
+    2: the deck is rebuilt at the draw that empties it (GK-T4); the solo player moves Hal's
+    urbanization token (GK-H2); a New Hand is public and carried out at once (GK-T1)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -125,9 +127,7 @@ class GinkgopolisEngine:
             if isinstance(options, GkOptions)
             else GkOptions.model_validate(options.model_dump() if options is not None else {})
         )
-        s = flow.setup(players, seed, opts.characters == "draft", opts.hal_expert)
-        s.rules_version = version
-        return s
+        return flow.setup(players, seed, opts.characters == "draft", opts.hal_expert, version)
 
     def rules_version(self, s: GkState) -> int:
         return s.rules_version
@@ -176,7 +176,10 @@ class GinkgopolisEngine:
             if s.solo or s.nh[seat] <= 0:
                 raise IllegalAction(NOT_LEGAL, "no New Hand token left")
             new = s.clone()
-            flow.commit_choice(new, seat, NEW_HAND, NO_TILE, NO_TILE, events)
+            if s.rules_version >= 2:  # GK-T1: announced and carried out at once, in public
+                flow.new_hand(new, seat, events)
+            else:
+                flow.commit_choice(new, seat, NEW_HAND, NO_TILE, NO_TILE, events)
         elif kind is GkTakeItem:
             if s.phase != RESOLVE or s.pending != TAKE_ITEM:
                 raise IllegalAction(WRONG_STEP, "no item to take now")

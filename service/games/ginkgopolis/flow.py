@@ -60,9 +60,11 @@ RETURN_PARTS = tuple((c, lo, hi) for c in range(3) for lo, hi in ((1, 10), (11, 
 DRAFT_KEEP = 3
 
 
-def setup(players: int, seed: int, draft: bool, expert: bool) -> GkState:
-    """GK-S1..S5 (and GK-H1 for one player)."""
+def setup(players: int, seed: int, draft: bool, expert: bool, rules_version: int = 1
+          ) -> GkState:
+    """GK-S1..S5 (and GK-H1 for one player), under ``rules_version``."""
     s = empty_state(players)
+    s.rules_version = rules_version
     s.flags = (FLAG_DRAFT if draft and players > 1 else 0) | (FLAG_EXPERT if expert else 0)
     rng = seed_state(seed)
     # S1: the 9 starting tiles in a random 3x3 square; tokens A-L around it.
@@ -182,14 +184,7 @@ def commit_choice(
         # GK-T1: New Hands in seat order from the first player; they then choose again.
         events.append(Event("new_hands_announced", {"seats": announced}))
         for seat_i in announced:
-            s.nh[seat_i] -= 1
-            hand = s.hands[seat_i]
-            s.discard.extend(hand)
-            events.append(
-                Event("hand_discarded", {"seat": seat_i, "cards": [card_label(c) for c in hand]})
-            )
-            s.hands[seat_i] = []
-            draw_cards(s, seat_i, HAND_SIZE, events)
+            _take_new_hand(s, seat_i, events)
             s.choice[seat_i] = None
         return
     revealed = []
@@ -219,6 +214,24 @@ def commit_choice(
     resolve(s, events)
 
 
+def new_hand(s: GkState, seat: int, events: Events) -> None:
+    """GK-T1 from rules version 2: a New Hand is announced, not sealed. It is carried out as
+    soon as it is stored, in public (the log order is the announcement order); the seat then
+    chooses from its new hand. (Version 1 seals it with the choices: ``commit_choice``.)"""
+    events.append(Event("new_hand_announced", {"seat": seat}))
+    _take_new_hand(s, seat, events)
+
+
+def _take_new_hand(s: GkState, seat: int, events: Events) -> None:
+    """Spend a New Hand token, discard the hand (face up) and draw 4."""
+    s.nh[seat] -= 1
+    hand = s.hands[seat]
+    s.discard.extend(hand)
+    events.append(Event("hand_discarded", {"seat": seat, "cards": [card_label(c) for c in hand]}))
+    s.hands[seat] = []
+    draw_cards(s, seat, HAND_SIZE, events)
+
+
 # --------------------------------------------------------------------------- resolution
 
 
@@ -232,8 +245,13 @@ def resolve(s: GkState, events: Events) -> None:
                 _perform(s, 0, events)
             elif s.res_pos == 1:
                 s.res_pos = 2
-                hal.play_turn(s, events)
-                after_action(s, events)
+                # Hal holds his card until he plays it. (A state rebuilt from a view, as the
+                # bots' determinizer does, may show res_pos 1 while seat 0 decides where
+                # Hal's token goes, GK-H2 version 2: he has played then.)
+                if s.hal_card >= 0:
+                    hal.play_turn(s, events)
+                if s.pending == NO_PENDING:
+                    after_action(s, events)
             else:
                 end_turn(s, events)
         elif s.res_pos < n:

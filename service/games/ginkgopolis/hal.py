@@ -5,8 +5,10 @@ no tiles and no hand. Every round he plays the card seat 0 gave him with a rando
 top of the shuffled supply), deterministically given the seed:
 
 - urbanization card: he urbanizes and scores 1 VP per floor of each edge-adjacent building
-  (the items they would produce; he gains no items). His token goes to the first of the
-  legal destinations in perimeter order (Skyline ruling);
+  (the items they would produce; he gains no items). Where his token goes: under rules
+  version 1 the first of the legal destinations in perimeter order (the withdrawn Skyline
+  ruling); from version 2 seat 0 decides, as on its own turn, whenever more than one space
+  is legal (a ``place_token`` decision of seat 0);
 - building card: he builds up (returned resources score as usual), pays the VP difference
   down to 0 at most and the colour resource (into his own supply: it only has to be
   available), and keeps the card for the end-of-game scoring; no in-play bonuses;
@@ -27,6 +29,7 @@ from .rules import (
     draw_card,
     draw_tile,
     key_xy,
+    move_token_or_ask,
     place_token,
     return_resources,
 )
@@ -85,6 +88,9 @@ def play_turn(s: GkState, events: Events) -> None:
                 {"card": card_label(card), "tile": tile_label(tile), "at": key_xy(key), "vp": vp},
             )
         )
+        if s.rules_version >= 2:  # GK-H2: the solo player moves Hal's token
+            move_token_or_ask(s, 0, letter, key, events)
+            return
         destinations, relabel = token_destinations(s.stacks, s.tokens, letter, key)
         place_token(s, letter, destinations[0], relabel, events)
         return

@@ -83,11 +83,19 @@ def rebuild_deck(s: GkState, events: Events) -> None:
 
 
 def draw_card(s: GkState, events: Events) -> int | None:
+    """The top card of the deck (None: none left even after a rebuild).
+
+    GK-T4: rules version 1 rebuilds lazily, at a draw from an empty deck. From version 2
+    the deck is rebuilt immediately, at the draw that takes its last card; a draw still finds
+    it empty only when that rebuild had nothing to shuffle, and then tries again."""
     if not s.deck:
         rebuild_deck(s, events)
         if not s.deck:
             return None
-    return s.deck.pop()
+    card = s.deck.pop()
+    if not s.deck and s.rules_version >= 2:
+        rebuild_deck(s, events)
+    return card
 
 
 def draw_cards(s: GkState, seat: int, n: int, events: Events) -> None:

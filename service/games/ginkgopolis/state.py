@@ -32,7 +32,7 @@ TAKE_ITEM: Final = 1
 PLACE_TOKEN: Final = 2
 
 NO_TILE: Final = -1
-NEW_HAND: Final = -2  # a choice slot holding a New Hand announcement
+NEW_HAND: Final = -2  # a choice slot holding a sealed New Hand (rules version 1 only)
 
 FLAG_DRAFT: Final = 1
 FLAG_EXPERT: Final = 2
