@@ -21,12 +21,13 @@ def kind(district: str, size: int) -> int:
 
 def blank(players: int = 4, challenge: str = "none", expert: bool = False,
           streets: tuple[str, str, str] = ("broadway", "wall_street", "pine_thames"),
-          seed: int = 1) -> State:
+          seed: int = 1, rules_version: int | None = None) -> State:
     """A start where nobody owns anything (as in the expert game) with the given cards in
-    play; ``expert`` picks the technology thresholds (NY-S6)."""
+    play; ``expert`` picks the technology thresholds (NY-S6). ``rules_version``: None for
+    the newest."""
     options = Ny1901Options(expert=True, challenge=challenge,
                             streets=list(streets))
-    state = E.setup(players, options, seed)
+    state = E.setup(players, options, seed, rules_version)
     state.expert = expert
     return state
 

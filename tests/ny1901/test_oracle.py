@@ -4,8 +4,12 @@ of random games; plus perft-style pinned move counts."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from service.games.ny1901 import ENGINE as E
 from service.games.ny1901 import data, shapes
@@ -149,23 +153,37 @@ def test_NY_A4_A5_T2_rebuild_generator_matches_brute_force() -> None:
     assert compared >= 100 and with_rebuilds >= 30
 
 
-PERFT = Path(__file__).with_name("perft.txt")
+PERFT = {1: Path(__file__).with_name("perft.txt"), 2: Path(__file__).with_name("perft_v2.txt")}
 
 
-def perft_lines() -> list[str]:
-    """``players seed step count dumps-length`` for fixed positions of seeded random games."""
+def at_version(version: int) -> Any:
+    """The engine with new matches set up under rules ``version`` (the same board and memo)."""
+    engine = copy.copy(E)
+    engine.rules_versions = (*E.rules_versions[:E.rules_versions.index(version)], version)
+    return engine
+
+
+def perft_lines(version: int) -> list[str]:
+    """``players seed step count dumps-length`` for fixed positions of seeded random games
+    under rules ``version``."""
+    engine = at_version(version)
     lines = []
     for players, seed in ((2, 1), (3, 2), (4, 3), (4, 4)):
-        playout = play_random_game(E, players, seed, refusal_probes=0)
+        playout = play_random_game(engine, players, seed, refusal_probes=0)
         for step in range(0, len(playout.states) - 1, 25):
-            state = E.loads(playout.states[step])
-            lines.append(f"{players} {seed} {step} {len(E.legal_actions(state, state.seat))} "
+            state = engine.loads(playout.states[step])
+            assert state.rules_version == version
+            lines.append(f"{players} {seed} {step} "
+                         f"{len(engine.legal_actions(state, state.seat))} "
                          f"{len(playout.states[step])}")
     return lines
 
 
-def test_perft_move_counts_are_pinned() -> None:
-    """Regression oracle (python-chess style): move counts in fixed positions. Regenerate
-    ``perft.txt`` deliberately when a rule changes."""
-    expected = [line for line in PERFT.read_text().splitlines() if line and line[0] != "#"]
-    assert perft_lines() == expected
+@pytest.mark.parametrize("version", [1, 2], ids=lambda v: f"v{v}")
+def test_perft_move_counts_are_pinned(version: int) -> None:
+    """Regression oracle (python-chess style): move counts in fixed positions, per rules
+    version. Version 1's file never changes (its matches are stored); regenerate a newer
+    version's file deliberately when its rules change."""
+    expected = [line for line in PERFT[version].read_text().splitlines()
+                if line and line[0] != "#"]
+    assert perft_lines(version) == expected

@@ -381,7 +381,9 @@ def test_NY_A9_market_refills_at_end_of_turn() -> None:
 
 # ------------------------------------------------------------------------------ cards
 def test_NY_C1_construction_boom_second_build_after_first() -> None:
-    state = at_build_step(give(blank(), 0, "gC", "gD", "gE"))
+    """Rules version 1 (after the build only the boom or the end of the turn); version 2:
+    ``test_rules_v2.py``."""
+    state = at_build_step(give(blank(rules_version=1), 0, "gC", "gD", "gE"))
     state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
     assert state.phase == st.BUILT and legal(state) == [CONSTRUCTION_BOOM, END_TURN]
     state, _ = E.apply(state, 0, CONSTRUCTION_BOOM)
@@ -394,14 +396,16 @@ def test_NY_C1_construction_boom_second_build_after_first() -> None:
 
 
 def test_NY_C1_no_construction_boom_after_the_end_triggering_build() -> None:
-    state = at_build_step(give(blank(), 0, "gC", "gD", "gE"))
+    """Rules version 1 (after the build only the boom or the end of the turn); version 2:
+    ``test_rules_v2.py``."""
+    state = at_build_step(give(blank(rules_version=1), 0, "gC", "gD", "gE"))
     use_tiles(state, 0, *(t[0] for t in SUPPLY_TILES[5:18]))  # 13 spent, 5 unbuilt
     state.points[0] = 40
     state, events = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))  # 4 unbuilt: the end
     assert any(e.kind == "end_triggered" for e in events)
     assert state.seat == 1  # turn over: no boom offered
     # a first build that does not trigger the end keeps the boom available
-    state = at_build_step(give(blank(), 0, "gC", "gD", "gE"))
+    state = at_build_step(give(blank(rules_version=1), 0, "gC", "gD", "gE"))
     use_tiles(state, 0, *(t[0] for t in SUPPLY_TILES[6:18]))
     state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
     assert state.phase == st.BUILT
@@ -492,7 +496,9 @@ def test_NY_C4_cards_are_explicit_steps_and_used_once() -> None:
 
 # ------------------------------------------------------------------------------ end
 def test_NY_E1_tile_trigger_at_four_unbuilt_and_E2_last_round() -> None:
-    state = at_build_step(give(blank(players=3), 0, "gC", "gD", "gE"))
+    """Rules version 1 (after the build only the boom or the end of the turn); version 2:
+    ``test_rules_v2.py``."""
+    state = at_build_step(give(blank(players=3, rules_version=1), 0, "gC", "gD", "gE"))
     use_tiles(state, 0, *(t[0] for t in SUPPLY_TILES[5:18]))  # 5 unbuilt
     state.points[0] = 40
     state, _events = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
@@ -597,10 +603,12 @@ def test_ruling_A5_workers_released_by_the_new_building_staff_emptied_lots() -> 
 
 
 def test_ruling_C1_boom_offered_only_when_a_second_build_exists() -> None:
-    state = at_build_step(give(blank(), 0, "gC"))
+    """Rules version 1 (after the build only the boom or the end of the turn); version 2:
+    ``test_rules_v2.py``."""
+    state = at_build_step(give(blank(rules_version=1), 0, "gC"))
     state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))   # gC full: nothing left
     assert state.seat == 1 and state.phase == st.START          # the turn ended by itself
-    state = at_build_step(give(blank(), 0, "gC", "gD"))
+    state = at_build_step(give(blank(rules_version=1), 0, "gC", "gD"))
     state.cards[0] = st.CARD_BOOM                               # card already used
     state, _ = E.apply(state, 0, Ny1901Build("B3", 0, 0, 8))
     assert state.seat == 1

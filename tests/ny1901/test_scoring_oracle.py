@@ -513,12 +513,21 @@ class RulesDivergence(AssertionError):
     """The engine does something the rules text does not allow (or vice versa)."""
 
 
-@pytest.mark.xfail(strict=True, raises=RulesDivergence, reason=(
+def per_version(reason: str) -> list[Any]:
+    """Rules versions 1 and 2: version 1 keeps the engine's departure from the rules (a
+    strict xfail: it must go on failing there), version 2 agrees with the rules."""
+    return [pytest.param(1, marks=pytest.mark.xfail(strict=True, raises=RulesDivergence,
+                                                    reason=f"rules version 1: {reason}"),
+                         id="v1"),
+            pytest.param(2, id="v2")]
+
+
+@pytest.mark.parametrize("version", per_version(
     "NY-C3: the engine offers Land Grab only between the first acquisition and the build; "
     "the revised ruling: action cards may be played any time in the turn, so Land Grab may "
     "also follow the turn's build"))
-def test_NY_C3_land_grab_may_follow_the_turns_build() -> None:
-    state = blank(players=2, challenge="none")
+def test_NY_C3_land_grab_may_follow_the_turns_build(version: int) -> None:
+    state = blank(players=2, challenge="none", rules_version=version)
     state.market = [kind("red", 2), kind("blue", 2), kind("yellow", 2), kind("green", 2)]
     state.future.remove(kind("red", 2))
     state, _ = E.apply(state, 0, Ny1901Acquire("rB"))       # a 2-square lot, 3 workers left
@@ -528,3 +537,9 @@ def test_NY_C3_land_grab_may_follow_the_turns_build() -> None:
     if LAND_GRAB not in E.legal_actions(state, 0):
         raise RulesDivergence(f"after the build seat {state.seat} is to move, step "
                               f"{st.PHASE_NAMES[state.phase]}: no Land Grab for seat 0")
+    state, _ = E.apply(state, 0, LAND_GRAB)
+    acquisitions = E.legal_actions(state, 0)
+    assert acquisitions and all(a.type == "acquire" for a in acquisitions)
+    state, _ = E.apply(state, 0, Ny1901Acquire("bA"))       # a worker the build released
+    assert state.free_workers(0) == 3                       # the grab gives no build:
+    assert [a.type for a in E.legal_actions(state, 0)] == ["construction_boom", "end_turn"]

@@ -47,7 +47,8 @@ class Ny1901Acquire:
 
 @dataclass(frozen=True, slots=True)
 class Ny1901LandGrab:
-    """NY-C3: a second acquisition this turn (2-square lots only)."""
+    """NY-C3: one more acquisition this turn (2-square lots only); from rules version 2
+    also after the turn's build."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")
     type: Literal["land_grab"] = "land_grab"

@@ -70,8 +70,10 @@ class Ny1901Engine:
     Options: type[BaseModel] = Ny1901Options
     Action: Any = Ny1901Action
     View: type[BaseModel] = Ny1901View
-    rules_versions: tuple[int, ...] = (1,)
-    """1: the rules as first shipped (until 2026-12-01)."""
+    rules_versions: tuple[int, ...] = (1, 2)
+    """1: the rules as first shipped (until 2026-12-01).
+    2: NY-C3 revised -- Land Grab may also be played after the turn's build, with a worker
+    that build released (still no 3-square lot that turn and no second build from it)."""
 
     def __init__(self, board: Board | None = None) -> None:
         self.board = board if board is not None else default_board()

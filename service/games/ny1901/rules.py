@@ -44,6 +44,8 @@ from .state import (
     BOOM,
     BUILD,
     BUILT,
+    BUILT_BOTH,
+    BUILT_GRAB,
     CARD_BOOM,
     CARD_GRAB,
     CARD_SHIFT,
@@ -51,6 +53,8 @@ from .state import (
     FIRST_SIZE3,
     GRAB,
     GRAB_USED,
+    LATE_GRAB,
+    OPTION1_BUILT,
     OVER,
     START,
     TRIGGERED_NOW,
@@ -347,15 +351,29 @@ class Rules:
 
     def can_land_grab(self, state: State, seat: int) -> bool:
         """NY-C3: after a 2-square first acquisition, with a free worker, a non-empty future
-        market and a 2-square card in the open market."""
+        market and a 2-square card in the open market. Rules version 2 (revised ruling: any
+        time in the turn) also after an option-1 build, in the steps that offer it."""
+        if state.phase != ACQUIRED and (
+                state.rules_version < 2 or state.phase not in (BUILT_BOTH, BUILT_GRAB)):
+            return False
+        return self._grab_open(state, seat)
+
+    def _grab_open(self, state: State, seat: int) -> bool:
+        """NY-C3 whatever the step: card unused, no 3-square lot this turn, a free worker (one
+        a build released counts at once), a future market and a 2-square card to take."""
         return (
-            state.phase == ACQUIRED
-            and not state.cards[seat] & CARD_GRAB
+            not state.cards[seat] & CARD_GRAB
             and not state.flags & FIRST_SIZE3
             and state.free_workers(seat) > 0
             and bool(state.future)
-            and bool(self.acquisitions(state, True))
+            and self._two_square_lot_free(state)
         )
+
+    def _two_square_lot_free(self, state: State) -> bool:
+        """``bool(self.acquisitions(state, True))`` without ranking the lots."""
+        taken = self.owned_lots(state)
+        kind_bits = self._kind_bits
+        return any(not kind & 1 and kind_bits[kind] & ~taken for kind in state.market)
 
     def can_boom(self, state: State, seat: int) -> bool:
         """NY-C1: unused card, the first build did not trigger the end, a build exists."""
@@ -399,6 +417,13 @@ class Rules:
             return [CONSTRUCTION_BOOM, END_TURN]
         if phase == BOOM:
             return self.plain_builds(state, seat)
+        # Rules version 2 only (NY-C3 revised): the steps after an option-1 build.
+        if phase == BUILT_BOTH:
+            return [CONSTRUCTION_BOOM, LAND_GRAB, END_TURN]
+        if phase == BUILT_GRAB:
+            return [LAND_GRAB, END_TURN]
+        if phase == LATE_GRAB:
+            return self.acquisitions(state, True)
         return []
 
     # -----------------------------------------------------------------------------------
@@ -416,7 +441,7 @@ class Rules:
                 raise IllegalAction(MUST_ACQUIRE, "acquire a lot or demolish and rebuild")
             if phase == START and self.is_stuck(state, seat):
                 raise IllegalAction(STUCK, "no free worker and nothing to build: return a lot")
-            if phase not in (START, ACQUIRED, BUILD, BUILT):
+            if phase not in (START, ACQUIRED, BUILD, BUILT, BUILT_BOTH, BUILT_GRAB):
                 raise IllegalAction(WRONG_STEP, "the turn cannot end at this step")
             new = state.copy()
             events: list[Event] = [Event("end_turn", {"seat": seat})]
@@ -426,7 +451,12 @@ class Rules:
             return self._apply_build(state, seat, action, REBUILD)
         if kind is Ny1901LandGrab:
             if phase != ACQUIRED:
-                raise IllegalAction(WRONG_STEP, "land grab follows a first acquisition")
+                if state.rules_version < 2:
+                    raise IllegalAction(WRONG_STEP, "land grab follows a first acquisition")
+                if phase not in (BUILT, BUILT_BOTH, BUILT_GRAB) or (
+                        phase == BUILT and not state.flags & OPTION1_BUILT):
+                    raise IllegalAction(WRONG_STEP, "land grab follows an acquisition or the "
+                                        "build of an acquire-and-build turn")
             if state.cards[seat] & CARD_GRAB:
                 raise IllegalAction(CARD_USED, "land grab was already used")
             if state.flags & FIRST_SIZE3:
@@ -439,17 +469,20 @@ class Rules:
             new = state.copy()
             new.cards[seat] |= CARD_GRAB
             new.flags |= GRAB_USED
-            new.phase = GRAB
+            new.phase = GRAB if phase == ACQUIRED else LATE_GRAB
             return new, [Event("land_grab", {"seat": seat})]
         if kind is Ny1901MarketShift:
             return self._apply_market_shift(state, seat)
         if kind is Ny1901ConstructionBoom:
-            if phase != BUILT:
+            if phase != BUILT and (state.rules_version < 2
+                                   or phase not in (BUILT_BOTH, BUILT_GRAB)):
                 raise IllegalAction(WRONG_STEP, "construction boom follows the first build")
             if state.cards[seat] & CARD_BOOM:
                 raise IllegalAction(CARD_USED, "construction boom was already used")
             if state.flags & FIRST_BUILD_ENDED:
                 raise IllegalAction(BOOM_AFTER_END, "the first build triggered the end")
+            if phase == BUILT_GRAB:
+                raise IllegalAction(NOTHING_TO_BUILD, "no second build is possible")
             new = state.copy()
             new.cards[seat] |= CARD_BOOM
             new.phase = BOOM
@@ -461,7 +494,7 @@ class Rules:
     def _apply_acquire(self, state: State, seat: int, action: Ny1901Acquire) -> tuple[
             State, list[Event]]:
         phase = state.phase
-        if phase not in (START, GRAB):
+        if phase not in (START, GRAB, LATE_GRAB):
             raise IllegalAction(WRONG_STEP, "no acquisition at this step of the turn")
         index = self.board.lot_index.get(action.lot) if isinstance(action.lot, str) else None
         if index is None:
@@ -475,7 +508,7 @@ class Rules:
         if kind not in state.market:
             raise IllegalAction(CARD_NOT_IN_MARKET, f"no {lot.size}-square "
                                 f"{data.DISTRICTS[lot.district]} card in the open market")
-        if phase == GRAB and lot.size == 3:
+        if phase != START and lot.size == 3:
             raise IllegalAction(LAND_GRAB_NO_THREE, "no 3-square lot in a land grab turn")
         new = state.copy()
         new.market.remove(kind)
@@ -483,13 +516,18 @@ class Rules:
         new.lots[seat] |= bit
         new.land[seat] |= lot.mask
         new.staffed[seat] |= bit
+        events = [Event("acquire", {"seat": seat, "lot": lot.name, "card": kind_name(kind)})]
         if phase == START:
             new.phase = ACQUIRED
             if lot.size == 3:
                 new.flags |= FIRST_SIZE3
-        else:
+        elif phase == GRAB:
             new.phase = BUILD
-        return new, [Event("acquire", {"seat": seat, "lot": lot.name, "card": kind_name(kind)})]
+        elif self.can_boom(new, seat):  # LATE_GRAB (v2): no build follows the land grab
+            new.phase = BUILT
+        else:
+            self.end_turn(new, events)
+        return new, events
 
     def _apply_market_shift(self, state: State, seat: int) -> tuple[State, list[Event]]:
         if state.phase != START:
@@ -628,11 +666,29 @@ class Rules:
             if first:
                 new.flags |= FIRST_BUILD_ENDED
             events.append(Event("end_triggered", {"seat": seat, "reason": "tiles"}))
-        if first and self.can_boom(new, seat):
+        if new.rules_version >= 2:
+            self._after_build(new, seat, first and how == PLAIN, first, events)
+        elif first and self.can_boom(new, seat):
             new.phase = BUILT
         else:
             self.end_turn(new, events)
         return new, events
+
+    def _after_build(self, state: State, seat: int, option1: bool, first: bool,
+                     events: list[Event]) -> None:
+        """Rules version 2 (NY-C3 revised): after a build of an acquire-and-build turn (the
+        first or the construction boom's), Land Grab may be played with a free worker -- one
+        the build released counts at once. The step fixes the moves on offer."""
+        if option1:
+            state.flags |= OPTION1_BUILT
+        boom = first and self.can_boom(state, seat)
+        grab = bool(state.flags & OPTION1_BUILT) and self._grab_open(state, seat)
+        if boom:
+            state.phase = BUILT_BOTH if grab else BUILT
+        elif grab:
+            state.phase = BUILT_GRAB
+        else:
+            self.end_turn(state, events)
 
     def gold_prestige(self, state: State, seat: int, tile_index: int, mask: int) -> int:
         """NY-X3: 1 point per opponent bronze, silver or starting-property building sharing

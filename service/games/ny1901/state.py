@@ -24,13 +24,20 @@ BUILD = 3       # two lots acquired: build or end turn
 BUILT = 4       # first build done: construction boom or end turn
 BOOM = 5        # construction boom played: the second build
 OVER = 6
-PHASE_NAMES = ("start", "acquired", "land_grab", "build", "built", "construction_boom", "over")
+# Rules version 2 only (NY-C3 revised: Land Grab may also follow the turn's build). Each step
+# offers a fixed list of moves, so a state rebuilt from the view offers the same ones.
+BUILT_BOTH = 7  # an option-1 build done: construction boom, land grab or end turn
+BUILT_GRAB = 8  # an option-1 build done: land grab or end turn
+LATE_GRAB = 9   # land grab played after the build: the (2-square) acquisition, no build after
+PHASE_NAMES = ("start", "acquired", "land_grab", "build", "built", "construction_boom", "over",
+               "built_boom_or_land_grab", "built_land_grab", "late_land_grab")
 
 # Turn flags.
 GRAB_USED = 1           # land grab played this turn: no 3-square lot (NY-C3)
 TRIGGERED_NOW = 2       # the end was triggered during this turn (NY-E2)
 FIRST_BUILD_ENDED = 4   # the first build triggered the end: no construction boom (NY-C1)
 FIRST_SIZE3 = 8         # the first acquisition was a 3-square lot (no land grab after it)
+OPTION1_BUILT = 16      # v2: the turn's first build was a plain one (a land grab may follow)
 
 # Action-card bits.
 CARD_BOOM = 1
