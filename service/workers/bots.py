@@ -214,8 +214,10 @@ class BotWorker:
             view = engine.view(state, seat)
             budget = self.budget or default_budget(record.game)
             move = await asyncio.get_running_loop().run_in_executor(
-                self._pool, think, record.bots[seat], record.seed, budget, record.game, view,
-                moves, seat,
+                # Seeded by the match and its version: deterministic, yet a position seen
+                # again (everyone passed) does not repeat the same choice forever.
+                self._pool, think, record.bots[seat], record.seed + (version << 53), budget,
+                record.game, view, moves, seat,
             )
             if move not in moves:
                 move = moves[0]
