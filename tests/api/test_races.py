@@ -50,6 +50,15 @@ def other(racing: RacingStore) -> MatchService:
     return MatchService(racing.inner, ttl_finished=None, ttl_idle=None)
 
 
+def plays(racing: RacingStore, match: Match, seat: int, card: int) -> Any:
+    """An interloper: ``seat`` plays ``card`` through another replica, landing first."""
+    async def interloper(match_id: str, version: int) -> None:
+        await other(racing).act(match_id, match.tokens[seat], {"type": "play", "card": card},
+                                None, None)
+
+    return interloper
+
+
 def to_choose(client: TestClient, match: Match) -> None:
     """Play the toy game to its simultaneous step (every seat passes its draw)."""
     for seat in range(match.players):
@@ -76,11 +85,7 @@ def test_an_unpinned_move_that_loses_the_race_is_retried_on_the_fresh_state(
     to_choose(client, match)
     mine, theirs = hand(client, match, 0)[0], hand(client, match, 1)[0]
 
-    async def seat_1_plays(match_id: str, version: int) -> None:
-        await other(racing).act(match_id, match.tokens[1], {"type": "play", "card": theirs},
-                                None, None)
-
-    racing.before_next_write(seat_1_plays)
+    racing.before_next_write(plays(racing, match, 1, theirs))
     answer = client.post(f"{match.url}/actions", json={"action": {"type": "play", "card": mine}},
                          headers=match.auth(0))
     assert racing.lost == 1
@@ -115,11 +120,7 @@ def test_a_pinned_move_that_loses_the_race_is_a_conflict_and_writes_nothing(
     to_choose(client, match)
     mine, theirs = hand(client, match, 0)[0], hand(client, match, 1)[0]
 
-    async def seat_1_plays(match_id: str, version: int) -> None:
-        await other(racing).act(match_id, match.tokens[1], {"type": "play", "card": theirs},
-                                None, None)
-
-    racing.before_next_write(seat_1_plays)
+    racing.before_next_write(plays(racing, match, 1, theirs))
     body: dict[str, Any] = {"action": {"type": "play", "card": mine}}
     headers = match.auth(0)
     if pin == "expectedVersion":

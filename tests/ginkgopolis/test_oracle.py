@@ -38,6 +38,7 @@ from service.games.ginkgopolis.actions import (
 )
 from service.games.ginkgopolis.data import ACTION_NAMES, CHARACTERS
 from service.games.ginkgopolis.state import GkState
+from tests.support.divergence import RulesDivergence, per_version
 
 from .helpers import T, U, blank, put
 
@@ -561,17 +562,6 @@ def test_GK_H3_hal_scores_districts_and_cards_and_is_ranked_with_the_seat() -> N
 
 
 # ----------------------------------------------------------------------------- divergences
-class RulesDivergence(AssertionError):
-    """The engine does something the rules text does not allow (or vice versa)."""
-
-
-def per_version(reason: str) -> list[Any]:
-    """Rules versions 1 and 2: version 1 keeps the engine's departure from the rules (a
-    strict xfail: it must go on failing there), version 2 agrees with the rules."""
-    return [pytest.param(1, marks=pytest.mark.xfail(strict=True, raises=RulesDivergence,
-                                                    reason=f"rules version 1: {reason}"),
-                         id="v1"),
-            pytest.param(2, id="v2")]
 
 
 @pytest.mark.parametrize("version", per_version(

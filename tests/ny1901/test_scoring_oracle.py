@@ -23,6 +23,7 @@ from service.games.ny1901 import state as st
 from service.games.ny1901.actions import LAND_GRAB, Ny1901Acquire, Ny1901Build, Ny1901Rebuild
 from service.games.ny1901.shapes import TILE_INDEX, TILES
 from service.games.ny1901.state import State
+from tests.support.divergence import RulesDivergence, per_version
 
 from .helpers import blank, give, kind, put
 from .rulebook_scorer import (
@@ -509,17 +510,6 @@ def test_NY_F5_ties_go_to_the_tallest_legendary_then_the_most_golds_else_shared(
 
 
 # ------------------------------------------------------------------------------ divergences
-class RulesDivergence(AssertionError):
-    """The engine does something the rules text does not allow (or vice versa)."""
-
-
-def per_version(reason: str) -> list[Any]:
-    """Rules versions 1 and 2: version 1 keeps the engine's departure from the rules (a
-    strict xfail: it must go on failing there), version 2 agrees with the rules."""
-    return [pytest.param(1, marks=pytest.mark.xfail(strict=True, raises=RulesDivergence,
-                                                    reason=f"rules version 1: {reason}"),
-                         id="v1"),
-            pytest.param(2, id="v2")]
 
 
 @pytest.mark.parametrize("version", per_version(
