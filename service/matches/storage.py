@@ -91,6 +91,8 @@ class MatchStorage:
         """Store ``record`` under a new random id and return the id."""
         for _ in range(8):
             match_id = secrets.token_urlsafe(12)
+            if match_id.startswith("-"):
+                continue  # a command line would read it as an option (`skyline show -x…`)
             try:
                 await self.guard(self.store.create(match_id, record.encode(), self.ttl(record)))
             except MatchExists:

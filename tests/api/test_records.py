@@ -82,3 +82,19 @@ def test_tokens_are_stored_as_digests_and_matched_per_seat() -> None:
     assert bearer_token(f"bearer {tokens[0]}") == tokens[0]
     with pytest.raises(ApiError):
         bearer_token("Token abc")
+
+
+def test_match_ids_never_start_with_a_dash() -> None:
+    """A command line (``skyline show <id>``) would read such an id as an option."""
+    import asyncio
+
+    from service.matches import MatchService
+    from service.matches.models import CreateMatchRequest
+    from service.store.sqlite import SqliteStore
+
+    async def ids() -> list[str]:
+        service = MatchService(SqliteStore(":memory:"), ttl_finished=None, ttl_idle=None)
+        return [(await service.create_match(
+            CreateMatchRequest(game="ny1901", players=2, seed=n))).match_id for n in range(300)]
+
+    assert not [i for i in asyncio.run(ids()) if i.startswith("-")]
