@@ -35,6 +35,7 @@ class Playout:
     log: list[tuple[int, Any]] = field(default_factory=list)
     states: list[bytes] = field(default_factory=list)
     final: Any = None
+    rules_version: int = 1
 
 
 def _assert_refused(engine: Engine[Any], state: Any, seat: int, action: Any) -> str:
@@ -58,15 +59,17 @@ def play_random_game(
     full_check_every: int = 0,
     refusal_probes: int = 2,
     on_step: Callable[[Any, Any], None] | None = None,
+    rules_version: int | None = None,
 ) -> Playout:
     """Play one seeded random game with the conformance checks; return its log and states.
 
     ``full_check_every``: apply every listed action at every n-th step (0: never).
     ``on_step(state_before, state_after)`` lets a game add its own invariants.
+    ``rules_version``: play under that rules version (None: the current one).
     """
     chooser = random.Random(seed)
-    state = engine.setup(players, options, seed)
-    playout = Playout(seed=seed, players=players)
+    state = engine.setup(players, options, seed, rules_version)
+    playout = Playout(seed=seed, players=players, rules_version=engine.rules_version(state))
     seen_actions: list[tuple[int, Any]] = []
     for step in range(max_steps):
         blob = engine.dumps(state)
@@ -133,7 +136,7 @@ def check_replay(
     engine: Engine[Any], playout: Playout, options: BaseModel | None = None
 ) -> None:
     """Replaying the log from the seed reproduces every recorded state byte for byte."""
-    state = engine.setup(playout.players, options, playout.seed)
+    state = engine.setup(playout.players, options, playout.seed, playout.rules_version)
     assert engine.dumps(state) == playout.states[0]
     for index, (seat, action) in enumerate(playout.log, start=1):
         state, _ = engine.apply(state, seat, action)
