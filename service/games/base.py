@@ -15,6 +15,9 @@ OpenAPI document and the GraphQL types:
   equal, so ``action in legal_actions(state, seat)`` is a meaningful legality test.
 - ``View``: a pydantic model (what one seat, or a spectator, may see).
 - ``Result``: the shared model below.
+- ``Events`` (optional): the wire shape of every ``Event`` the engine emits, a union of
+  ``{kind, data}`` models discriminated by ``kind`` (``events.py``; without it a game's events
+  are published untyped).
 
 Type names must be unique across games (prefix them: ``Ny1901…``, ``Gk…``) and use only
 GraphQL-friendly shapes: ints, strs, bools, ``Literal`` strings, optionals, lists and nested
@@ -102,7 +105,8 @@ def check_rules_version(game: str, versions: tuple[int, ...], version: int | Non
 
 
 class ScoreLine(BaseModel):
-    """Points from one scoring rule (for example ``buildings`` or ``street:Broadway``)."""
+    """Points from one scoring rule: `rule` is an id of the catalogue's `scoringRules` (for
+    example `buildings` or `street:broadway`)."""
 
     model_config = ConfigDict(frozen=True)
     rule: str
@@ -130,10 +134,10 @@ class OpponentResult(BaseModel):
 
 
 class Result(BaseModel):
-    """Final scores. ``score`` equals the sum of ``breakdown`` for every seat and opponent.
+    """Final scores. `score` equals the sum of `breakdown` for every seat and opponent.
 
-    Ranks are shared by seats and ``opponents`` (1 = best; equal results share a rank), so a
-    solo player beaten by an automaton has rank 2 and ``winners`` (seats only) is empty.
+    Ranks are shared by seats and `opponents` (1 = best; equal results share a rank), so a
+    solo player beaten by an automaton has rank 2 and `winners` (seats only) is empty.
     """
 
     model_config = ConfigDict(frozen=True)

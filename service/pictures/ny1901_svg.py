@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from service.games.ny1901 import data
-from service.games.ny1901.board import Board, default_board
+from service.games.ny1901.board import Board, shipped_boards
 from service.games.ny1901.shapes import SHAPE_NAMES, TILE_INDEX, TILES, rotate
 
 from ._svg import action_dict, document, fit, group, num, outline, tag, text, title
@@ -79,8 +79,13 @@ def _cells_of(mask: int, width: int) -> list[tuple[int, int]]:
 
 
 def _board_for(view: Any) -> Board | None:
-    board = default_board()
-    return board if tuple(view.board_rows) == tuple(board.rows) else None
+    """The shipped board whose map the view shows (each rules version's own: the first
+    drawing or the redrawn one); None for a custom board (no street or park names then)."""
+    rows = tuple(view.board_rows)
+    for board in shipped_boards():
+        if rows == board.rows:
+            return board
+    return None
 
 
 def _cx(x: float) -> float:

@@ -2,10 +2,11 @@
 
 - A brute-force legal-move generator: every candidate action shape (each card id alone, with
   each tile id, with each card for Hal; New Hand; each item; each space around the city for
-  the moved urbanization token; each character of the draft; each subset of tiles to put
-  back) filtered by rule checks written from the rules text, compared as a set with
-  ``legal_actions`` for every seat at every position of seeded random games (1-5 players,
-  intro and draft characters, Hal's expert level).
+  the moved urbanization token, under rules version 3 with the re-letterings of the other
+  tokens along a walk around the city traced edge by edge; each character of the draft;
+  each subset of tiles to put back) filtered by rule checks written from the rules text,
+  compared as a set with ``legal_actions`` for every seat at every position of seeded random
+  games (1-5 players, intro and draft characters, Hal's expert level).
 - A from-the-rulebook final scorer (GK-F1..F3, GK-B2 end cards, GK-F2 districts, GK-H3 Hal),
   compared with ``result`` at the end of seeded random games.
 
@@ -20,7 +21,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ from service.games.ginkgopolis.actions import (
     GkPlaceToken,
     GkReturnTiles,
     GkTakeItem,
+    GkTokenAt,
 )
 from service.games.ginkgopolis.data import ACTION_NAMES, CHARACTERS
 from service.games.ginkgopolis.state import GkState
@@ -159,6 +161,108 @@ def token_spaces(s: GkState, letter: int) -> set[tuple[int, int]]:
     return {space(k) for k in (keeping or along)}
 
 
+LETTERS = "ABCDEFGHIJKL"
+
+
+def outside(s: GkState) -> set[int]:
+    """The empty spaces that reach far from the city stepping edge to edge through empty
+    spaces (GK-T2 version 3 ruling: the rest, enclosed by the city, are holes)."""
+    xs = [space(k)[0] for k in s.stacks]
+    ys = [space(k)[1] for k in s.stacks]
+    box = {key_of(x, y) for x in range(min(xs) - 1, max(xs) + 2)
+           for y in range(min(ys) - 1, max(ys) + 2)}
+    start = key_of(min(xs) - 1, min(ys) - 1)
+    seen, todo = {start}, [start]
+    while todo:
+        for n in beside(todo.pop()):
+            if n in box and n not in s.stacks and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+def edge_walk(s: GkState) -> list[int]:
+    """GK-T2 version 3: the empty spaces met walking clockwise around the city, as a cycle.
+
+    Built from the unit edges between a building and an outside space, each directed so
+    that the building is on the walker's right (y grows downwards), chained end to start; at
+    a corner where two buildings touch diagonally the walk goes on beside the same space."""
+    out = outside(s)
+    edges: dict[tuple[int, int], list[tuple[tuple[int, int], int]]] = {}
+    for e in out:
+        x, y = space(e)
+        for (dx, dy), segment in (((0, -1), ((x + 1, y), (x, y))),
+                                  ((1, 0), ((x + 1, y + 1), (x + 1, y))),
+                                  ((0, 1), ((x, y + 1), (x + 1, y + 1))),
+                                  ((-1, 0), ((x, y), (x, y + 1)))):
+            if key_of(x + dx, y + dy) in s.stacks:
+                edges.setdefault(segment[0], []).append((segment[1], e))
+    top = min(s.stacks, key=lambda k: (space(k)[1], space(k)[0]))
+    x, y = space(top)
+    vertex, cell = (x + 1, y), key_of(x, y - 1)  # the top edge of the top-left building
+    first = ((x, y), cell)
+    met: list[int] = []
+    at = first
+    while True:
+        if not met or met[-1] != at[1]:
+            met.append(at[1])
+        choices = edges[vertex]
+        same = [c for c in choices if c[1] == at[1]]
+        end, cell = (same or choices)[0]
+        at, vertex = (vertex, cell), end
+        if at == first:
+            break
+    if len(met) > 1 and met[0] == met[-1]:
+        met.pop()
+    return met
+
+
+def reads_around(walk: list[int], tokens: list[int]) -> bool:
+    """The tokens on the walk read A..L clockwise as a cycle, each token read at one of the
+    meetings of its space (any choice of them)."""
+    spots = {k: [i for i, w in enumerate(walk) if w == k] for k in set(walk)}
+    on = [letter for letter, k in enumerate(tokens) if k in spots]
+    for pick in product(*(spots[tokens[letter]] for letter in on)):
+        ring = [letter for _, letter in sorted(zip(pick, on, strict=True))]
+        start = ring.index(on[0]) if ring else 0
+        if ring[start:] + ring[:start] == on:
+            return True
+    return False
+
+
+def walk_moves(s: GkState, letter: int) -> set[Any]:
+    """GK-T2 under rules version 3 (Skyline ruling): the token goes to an empty space beside
+    the new tile; if there is none, to a free space of the walk where the tokens read in
+    order; if there is none either, the tokens on the walk are re-lettered over their spaces
+    plus one free space of the walk, moving as few other tokens as possible: every such
+    re-lettering is a move."""
+    new_tile = s.tokens[letter]
+    others = {t for i, t in enumerate(s.tokens) if i != letter}
+    near = [k for k in beside(new_tile) if k not in s.stacks and k not in others]
+    if near:
+        return {GkPlaceToken(*space(k)) for k in near}
+    walk = edge_walk(s)
+    free = [k for k in set(walk) if k not in others]
+    keeping = [k for k in free
+               if reads_around(walk, [k if i == letter else t for i, t in enumerate(s.tokens)])]
+    if keeping:
+        return {GkPlaceToken(*space(k)) for k in keeping}
+    on = [i for i, t in enumerate(s.tokens) if t in walk or i == letter]
+    best: dict[int, set[Any]] = {}
+    for extra in free:
+        spaces = [s.tokens[i] for i in on if i != letter] + [extra]
+        spots = [[i for i, w in enumerate(walk) if w == k] for k in spaces]
+        for pick in product(*spots):
+            ring = [k for _, k in sorted(zip(pick, spaces, strict=True))]
+            for turn in range(len(ring)):
+                layout = dict(zip(on, ring[turn:] + ring[:turn], strict=True))
+                moved = tuple(GkTokenAt(LETTERS[i], *space(layout[i]))
+                              for i in on if i != letter and layout[i] != s.tokens[i])
+                best.setdefault(len(moved), set()).add(
+                    GkPlaceToken(*space(layout[letter]), moved))
+    return best[min(best)]
+
+
 def resolving_seat(s: GkState) -> int:
     """GK-T2: choices resolve from the first player clockwise; ``res_pos`` have started."""
     return 0 if s.players == 1 else (s.first + s.res_pos - 1) % s.players
@@ -193,7 +297,10 @@ def rulebook_moves(s: GkState, seat: int) -> set[Any]:
             if s.supply_tiles:
                 out.add(GkTakeItem("tile"))
         elif s.pending == PLACE_TOKEN:  # GK-T2 urbanize: where the token goes
-            out |= {GkPlaceToken(x, y) for x, y in token_spaces(s, s.pending_arg)}
+            if s.rules_version >= 3:
+                out |= walk_moves(s, s.pending_arg)
+            else:
+                out |= {GkPlaceToken(x, y) for x, y in token_spaces(s, s.pending_arg)}
     elif s.phase == RETURN and s.ret_part[seat] < len(RETURN_PARTS):  # GK-E1
         part_colour, low = RETURN_PARTS[s.ret_part[seat]]
         choice = s.choice[seat]  # a tile committed with a card not yet resolved stays on it
@@ -359,7 +466,8 @@ def test_GK_T1_T2_S4_E1_H2_legal_moves_match_the_brute_force_generator(version: 
     """At every position of the random games, for every seat: the engine's moves are the
     brute-force set, listed once each. Under version 1 a seat waiting on a New Hand
     announcement is skipped: that version keeps it sealed, the rules carry it out at once
-    (GK-T1, below); from version 2 no New Hand is ever sealed."""
+    (GK-T1, below); from version 2 no New Hand is ever sealed. From version 3 the token's
+    spaces follow the walk around the city (``walk_moves``)."""
     seen: Counter[str] = Counter()
     for players, seed, _, steps in recorded(version):
         for s, _, _ in steps:
@@ -377,6 +485,8 @@ def test_GK_T1_T2_S4_E1_H2_legal_moves_match_the_brute_force_generator(version: 
                     seen[f"{s.phase}:{s.pending}:{players == 1}"] += 1
                     if players == 1 and s.pending == PLACE_TOKEN and s.hal_card < 0:
                         seen["hal_token"] += 1  # GK-H2: seat 0 moves Hal's token
+                    if any(getattr(a, "others", ()) for a in listed):
+                        seen["relettering"] += 1  # GK-T2 version 3: others must move
     assert seen[f"{DRAFT}:0:False"] >= 50 and seen[f"{RETURN}:0:False"] >= 100
     assert seen[f"{CHOOSE}:0:False"] >= 500 and seen[f"{CHOOSE}:0:True"] >= 100
     assert seen[f"{RESOLVE}:{TAKE_ITEM}:False"] >= 50
@@ -386,6 +496,8 @@ def test_GK_T1_T2_S4_E1_H2_legal_moves_match_the_brute_force_generator(version: 
         assert seen["sealed_new_hand"] >= 20 and seen["hal_token"] == 0
     else:
         assert seen["sealed_new_hand"] == 0 and seen["hal_token"] >= 20
+    # GK-T2: only version 3 ever asks which other tokens move (1 and 2 re-letter by themselves)
+    assert (seen["relettering"] >= 10) == (version >= 3)
 
 
 def rounds_begun(steps: list[tuple[GkState, int, Any]]) -> Iterator[GkState]:

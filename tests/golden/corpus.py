@@ -11,6 +11,7 @@ never by changing what an old recording replays to.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import random
@@ -115,19 +116,31 @@ SPECS: list[tuple[str, int, dict[str, Any], int, str]] = [
 
 
 def main(argv: list[str]) -> int:
-    """``python -m tests.golden.corpus [--rules-version N] [--game ID]``: (re)write the
-    recordings of ``SPECS`` (of one game) for rules version N (default 1) -- only ever for a
-    version being introduced, never for one already shipped."""
-    version = int(argv[argv.index("--rules-version") + 1]) if "--rules-version" in argv else 1
-    only = argv[argv.index("--game") + 1] if "--game" in argv else None
-    folder = RECORDINGS / f"v{version}"
+    """``python -m tests.golden.corpus --rules-version N [--game ID] [--overwrite]``: write the
+    recordings of ``SPECS`` (of one game) for rules version N -- only ever for a version being
+    introduced, never for one already shipped (existing files are kept unless
+    ``--overwrite``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.golden.corpus",
+        description="Record the golden matches of a rules version being introduced.")
+    parser.add_argument("--rules-version", type=int, required=True,
+                        help="the rules version to record (a new one: shipped recordings "
+                        "are the memory of stored matches)")
+    parser.add_argument("--game", help="record this game only")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace recordings that already exist")
+    args = parser.parse_args(argv)
+    folder = RECORDINGS / f"v{args.rules_version}"
     folder.mkdir(parents=True, exist_ok=True)
     for game, players, options, seed, policy in SPECS:
-        if only is not None and game != only:
+        if args.game is not None and game != args.game:
             continue
-        recording = record(game, players, options, seed, rules_version=version, policy=policy,
-                           max_moves=400 if policy == "first" else 3000)
         path = folder / f"{game}-{players}p-{seed}-{policy}.json"
+        if path.exists() and not args.overwrite:
+            print(f"{path.name}: exists, kept (--overwrite to replace)", flush=True)
+            continue
+        recording = record(game, players, options, seed, rules_version=args.rules_version,
+                           policy=policy, max_moves=400 if policy == "first" else 3000)
         path.write_text(json.dumps(recording, separators=(",", ":")) + "\n")
         print(f"{path.name}: {len(recording['actions'])} moves, "
               f"{'finished' if recording['finished'] else 'NOT finished'}", flush=True)

@@ -1,10 +1,12 @@
 """A from-the-rulebook scorer for New York 1901 (``shared/rules/ny1901.md``), for tests only.
 
 Written from the rules text, not from the engine: the tile table is transcribed from the
-rules' component table, streets and start lots from ``ny1901-board.md``, and every rule is a
-small, slow loop over squares. It reads the engine only for component *data* (the ASCII map
-``data.BOARD_ROWS``, the drawn tile shapes that the wire's ``rotation`` refers to) and to
-learn the state's shape when it has to start from a position.
+rules' component table, streets and start lots from ``ny1901-board.md`` (the first drawing,
+rules versions 1 and 2) and ``docs/ny1901-board.md`` (the redrawn board, rules version 3), and
+every rule is a small, slow loop over squares. It reads the engine only for component *data*
+(the ASCII maps ``data.BOARD_ROWS`` and ``boards/v3.json``, the drawn tile shapes that the
+wire's ``rotation`` refers to) and to learn the state's shape when it has to start from a
+position.
 
 - ``Track`` follows a game from its action log: the score track during play (NY-F1 printed
   points, NY-X3 Gold Prestige), the buildings on the board (NY-A4 demolitions), the action
@@ -14,11 +16,13 @@ learn the state's shape when it has to start from a position.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.games.ny1901 import ENGINE as E
 from service.games.ny1901 import data
+from service.games.ny1901.board import BOARDS
 from service.games.ny1901.state import State
 
 from .test_oracle import footprint, turned
@@ -74,16 +78,52 @@ TILE_FACTS: dict[str, Fact] = {
 }
 SKYSCRAPER_LEVELS = ("bronze", "silver", "gold")
 
-# ny1901-board.md, "Streets": the five on a bonus card.
-STREET_SQUARES: dict[str, frozenset[Square]] = {
-    "broadway": frozenset((10, y) for y in range(HEIGHT)),
-    "nassau_broad": frozenset((15, y) for y in range(HEIGHT)),
-    "wall_street": frozenset((x, 9) for x in range(WIDTH)),
-    "pine_thames": frozenset((x, 6) for x in range(WIDTH)),
-    "cedar_street": frozenset((x, 3) for x in range(5, WIDTH)),
-}
-# ny1901-board.md, "Start lots".
-START_LOTS = {"red": "rL", "blue": "bJ", "yellow": "yG", "green": "gF", "pink": "pA"}
+
+
+@dataclass(frozen=True)
+class Map:
+    """One drawing of the board as its description gives it."""
+
+    rows: tuple[str, ...]
+    """The ASCII map (component data)."""
+    streets: dict[str, frozenset[Square]]
+    """The five streets on a bonus card, transcribed."""
+    start_lots: dict[str, str]
+
+
+FIRST_DRAWING = Map(
+    rows=tuple(data.BOARD_ROWS),
+    # ny1901-board.md, "Streets": the five on a bonus card.
+    streets={
+        "broadway": frozenset((10, y) for y in range(HEIGHT)),
+        "nassau_broad": frozenset((15, y) for y in range(HEIGHT)),
+        "wall_street": frozenset((x, 9) for x in range(WIDTH)),
+        "pine_thames": frozenset((x, 6) for x in range(WIDTH)),
+        "cedar_street": frozenset((x, 3) for x in range(5, WIDTH)),
+    },
+    # ny1901-board.md, "Start lots".
+    start_lots={"red": "rL", "blue": "bJ", "yellow": "yG", "green": "gF", "pink": "pA"},
+)
+REDRAWN = Map(
+    rows=tuple(json.loads((BOARDS / "v3.json").read_text(encoding="utf-8"))["rows"]),
+    # docs/ny1901-board.md, "Streets" (rules version 3).
+    streets={
+        "broadway": frozenset((10, y) for y in range(HEIGHT)),
+        "nassau_broad": frozenset((15, y) for y in range(HEIGHT)),
+        "wall_street": frozenset((x, 11) for x in range(WIDTH)),
+        "pine_thames": frozenset((x, 8) for x in range(WIDTH)),
+        "cedar_street": frozenset((x, 5) for x in range(WIDTH)),
+    },
+    # docs/ny1901-board.md, "Start lots".
+    start_lots={"red": "rG", "blue": "bB", "yellow": "yI", "green": "gG", "pink": "pB"},
+)
+
+
+def map_of(rules_version: int) -> Map:
+    """The drawing a match of ``rules_version`` is played on (the board's descriptions)."""
+    return FIRST_DRAWING if rules_version < 3 else REDRAWN
+
+
 DISTRICT_LETTERS = {"r": "red", "b": "blue", "y": "yellow", "g": "green", "p": "pink"}
 ACTION_CARDS = ("construction_boom", "market_shift", "land_grab")
 
@@ -94,18 +134,19 @@ BRONZE_BARON = ((6, 15), (5, 10), (4, 5))  # NY-X4
 GENERATION_KING = 5  # NY-X5, per level
 
 
-def token(square: Square) -> str:
+def token(square: Square, drawing: Map = FIRST_DRAWING) -> str:
     x, y = square
-    return data.BOARD_ROWS[y].split()[x]
+    return drawing.rows[y].split()[x]
 
 
-def district(square: Square) -> str | None:
-    mark = token(square)
+def district(square: Square, drawing: Map = FIRST_DRAWING) -> str | None:
+    mark = token(square, drawing)
     return DISTRICT_LETTERS.get(mark[0]) if mark[1].isupper() else None
 
 
-def lot_squares(name: str) -> frozenset[Square]:
-    return frozenset((x, y) for y in range(HEIGHT) for x in range(WIDTH) if token((x, y)) == name)
+def lot_squares(name: str, drawing: Map = FIRST_DRAWING) -> frozenset[Square]:
+    return frozenset((x, y) for y in range(HEIGHT) for x in range(WIDTH)
+                     if token((x, y), drawing) == name)
 
 
 def sides(squares: frozenset[Square]) -> set[Square]:
@@ -153,6 +194,7 @@ class Track:
     printed: list[int]
     prestige: list[int]
     used_cards: list[set[str]] = field(default_factory=list)
+    drawing: Map = FIRST_DRAWING
 
     def __post_init__(self) -> None:
         if not self.used_cards:
@@ -211,7 +253,8 @@ class Track:
         """NY-F2: most buildings along the street (a square sharing a side with it; the
         starting property and legendary skyscrapers count), 5 points; a tie: nobody."""
         counts = [
-            sum(1 for _, squares in self.buildings[seat] if sides(squares) & STREET_SQUARES[street])
+            sum(1 for _, squares in self.buildings[seat]
+                if sides(squares) & self.drawing.streets[street])
             for seat in range(self.players)
         ]
         return strict_most(counts, STREET_POINTS)
@@ -223,7 +266,7 @@ class Track:
             for seat in range(n):
                 per_district: dict[str, int] = {}
                 for _, squares in self.skyscrapers(seat, "gold"):
-                    for name in {district(square) for square in squares}:
+                    for name in {district(square, self.drawing) for square in squares}:
                         assert name is not None
                         per_district[name] = per_district.get(name, 0) + 1
                 out.append(GOLD_TYCOON * sum(1 for c in per_district.values() if c >= 2))
@@ -299,6 +342,7 @@ def track_of(state: State) -> Track:
         printed=list(state.points),
         prestige=list(state.prestige),
         used_cards=[set(seat.used_action_cards) for seat in view.seats],
+        drawing=map_of(state.rules_version),
     )
 
 
@@ -306,8 +350,10 @@ def starting_track(state: State) -> Track:
     """NY-S1 / S6 from the rules: each player's starting property on its character's start
     lot (none in the expert game), nothing scored, no action card used."""
     view = E.view(state, None)
+    drawing = map_of(state.rules_version)
     buildings: list[list[Building]] = [
-        [] if view.expert else [("start", lot_squares(START_LOTS[seat.character_district]))]
+        [] if view.expert
+        else [("start", lot_squares(drawing.start_lots[seat.character_district], drawing))]
         for seat in view.seats
     ]
     return Track(
@@ -317,6 +363,7 @@ def starting_track(state: State) -> Track:
         buildings=buildings,
         printed=[0] * state.n,
         prestige=[0] * state.n,
+        drawing=drawing,
     )
 
 

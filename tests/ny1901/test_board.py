@@ -1,4 +1,5 @@
-"""The shipped board's invariants (ny1901-board.md) and the validated board format."""
+"""The first drawing's invariants (ny1901-board.md; the board of rules versions 1 and 2) and
+the validated board format. The redrawn board of version 3: ``test_board_v3.py``."""
 
 from __future__ import annotations
 

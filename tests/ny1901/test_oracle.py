@@ -17,7 +17,7 @@ from service.games.ny1901 import state as st
 from service.games.ny1901.shapes import LEGENDARY_TILES, SUPPLY, TILES
 from tests.conformance import play_random_game
 
-BOARD = E.board
+BOARD = E.board  # the random games below are new matches: the newest version's board
 W, H = BOARD.width, BOARD.height
 
 
@@ -153,7 +153,8 @@ def test_NY_A4_A5_T2_rebuild_generator_matches_brute_force() -> None:
     assert compared >= 100 and with_rebuilds >= 30
 
 
-PERFT = {1: Path(__file__).with_name("perft.txt"), 2: Path(__file__).with_name("perft_v2.txt")}
+PERFT = {1: Path(__file__).with_name("perft.txt"), 2: Path(__file__).with_name("perft_v2.txt"),
+         3: Path(__file__).with_name("perft_v3.txt")}
 
 
 def at_version(version: int) -> Any:
@@ -179,7 +180,7 @@ def perft_lines(version: int) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("version", [1, 2], ids=lambda v: f"v{v}")
+@pytest.mark.parametrize("version", [1, 2, 3], ids=lambda v: f"v{v}")
 def test_perft_move_counts_are_pinned(version: int) -> None:
     """Regression oracle (python-chess style): move counts in fixed positions, per rules
     version. Version 1's file never changes (its matches are stored); regenerate a newer

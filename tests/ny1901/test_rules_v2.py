@@ -19,7 +19,7 @@ from service.games.ny1901.actions import (
 )
 from service.games.ny1901.data import SUPPLY_TILES
 
-from .helpers import BOARD, E, blank, give, kind, legal, of_type, put, use_tiles
+from .helpers import BOARD, FIRST_DRAWING, E, blank, give, kind, legal, of_type, put, use_tiles
 
 MARKET = [kind("red", 2), kind("blue", 2), kind("blue", 3), kind("green", 3)]
 TILE_POINTS = {tile[0]: tile[3] for tile in SUPPLY_TILES}
@@ -33,7 +33,7 @@ def refused(state: st.State, action: object, code: str) -> None:
     assert E.dumps(state) == before
 
 
-def last_worker_on_rb(version: int | None = None) -> st.State:
+def last_worker_on_rb(version: int = FIRST_DRAWING) -> st.State:
     """Seat 0 has one free worker (gC, gD, gE staffed) and puts it on the 2-square lot rB."""
     state = give(blank(players=2, rules_version=version), 0, "gC", "gD", "gE")
     state.market = list(MARKET)
@@ -47,9 +47,11 @@ def sizes(actions: list[object]) -> set[int]:
     return {BOARD.lots[BOARD.lot_index[a.lot]].size for a in of_type(actions, "acquire")}
 
 
-def test_the_engine_plays_versions_1_and_2_and_new_matches_get_2() -> None:
-    assert E.rules_versions == (1, 2)
-    assert E.setup(2, None, 1).rules_version == 2
+def test_the_engine_plays_versions_1_to_3_and_new_matches_get_3() -> None:
+    """Version 3 keeps version 2's rules on the redrawn board (test_board_v3.py)."""
+    assert E.rules_versions == (1, 2, 3)
+    assert E.setup(2, None, 1).rules_version == 3
+    assert E.setup(2, None, 1, 2).rules_version == 2
     assert E.setup(2, None, 1, 1).rules_version == 1
 
 

@@ -25,7 +25,7 @@ from service.games.ny1901.shapes import TILE_INDEX, TILES
 from service.games.ny1901.state import State
 from tests.support.divergence import RulesDivergence, per_version
 
-from .helpers import blank, give, kind, put
+from .helpers import GEO, blank, give, kind, put
 from .rulebook_scorer import (
     TILE_FACTS,
     Square,
@@ -174,7 +174,7 @@ def placements_of(tile: str) -> list[tuple[int, int, int, frozenset[Square]]]:
     shape = TILES[TILE_INDEX[tile]].shape
     if shape not in PLACEMENTS:
         PLACEMENTS[shape] = [(p.rotation, p.x, p.y, placed_squares(tile, p.rotation, p.x, p.y))
-                             for p in E.geometry.placements if p.shape == shape]
+                             for p in GEO.placements if p.shape == shape]
     return PLACEMENTS[shape]
 
 
@@ -260,7 +260,8 @@ def place(state: State, seat: int, tile: str, *squares: Square) -> State:
                 except AssertionError:
                     continue
                 shape = TILES[TILE_INDEX[tile]].shape
-                if found and E.geometry.find(shape, rotation, x, y) is not None:
+                if found and E.geometry_for(state.rules_version).find(
+                        shape, rotation, x, y) is not None:
                     lots = {token(square) for square in wanted}
                     give(state, seat, *sorted(lots - owned(state, seat)))
                     return put(state, seat, tile, rotation, x, y)
@@ -268,7 +269,8 @@ def place(state: State, seat: int, tile: str, *squares: Square) -> State:
 
 
 def owned(state: State, seat: int) -> set[str]:
-    return {lot.name for i, lot in enumerate(E.board.lots) if state.lots[seat] >> i & 1}
+    board = E.board_for(state.rules_version)
+    return {lot.name for i, lot in enumerate(board.lots) if state.lots[seat] >> i & 1}
 
 
 def anywhere(state: State, seat: int, *tiles: str) -> State:
@@ -279,7 +281,7 @@ def anywhere(state: State, seat: int, *tiles: str) -> State:
         taken = {token(sq) for other in range(state.n) if other != seat
                  for sq in squares_of_lots(owned(state, other))}
         built = set().union(*[squares for b in track_of(state).buildings for _, squares in b])
-        for p in E.geometry.placements:
+        for p in E.geometry_for(state.rules_version).placements:
             squares = placed_squares(tile, p.rotation, p.x, p.y) if p.shape == shape else None
             if squares and not squares & built and not {token(s) for s in squares} & taken:
                 place(state, seat, tile, *squares)
@@ -520,9 +522,15 @@ def test_NY_C3_land_grab_may_follow_the_turns_build(version: int) -> None:
     state = blank(players=2, challenge="none", rules_version=version)
     state.market = [kind("red", 2), kind("blue", 2), kind("yellow", 2), kind("green", 2)]
     state.future.remove(kind("red", 2))
-    state, _ = E.apply(state, 0, Ny1901Acquire("rB"))       # a 2-square lot, 3 workers left
+    board = E.board_for(version)
+    red = "rB" if version < 3 else next(  # a free 2-square red lot of that version's board
+        lot.name for i, lot in enumerate(board.lots) if lot.district == 0 and lot.size == 2
+        and not any(owned >> i & 1 for owned in state.lots))
+    state, _ = E.apply(state, 0, Ny1901Acquire(red))        # a 2-square lot, 3 workers left
     assert LAND_GRAB in E.legal_actions(state, 0)           # before the build: offered
-    state, _ = E.apply(state, 0, Ny1901Build("B1", 0, 3, 1))
+    build = next(a for a in E.legal_actions(state, 0)
+                 if isinstance(a, Ny1901Build) and a.tile == "B1")
+    state, _ = E.apply(state, 0, build)                     # covers the lot: 2 workers back
     assert state.future and state.free_workers(0) == 4
     if LAND_GRAB not in E.legal_actions(state, 0):
         raise RulesDivergence(f"after the build seat {state.seat} is to move, step "
@@ -530,6 +538,7 @@ def test_NY_C3_land_grab_may_follow_the_turns_build(version: int) -> None:
     state, _ = E.apply(state, 0, LAND_GRAB)
     acquisitions = E.legal_actions(state, 0)
     assert acquisitions and all(a.type == "acquire" for a in acquisitions)
-    state, _ = E.apply(state, 0, Ny1901Acquire("bA"))       # a worker the build released
+    blue = next(a for a in acquisitions if a.lot.startswith("b"))
+    state, _ = E.apply(state, 0, blue)                      # a worker the build released
     assert state.free_workers(0) == 3                       # the grab gives no build:
     assert [a.type for a in E.legal_actions(state, 0)] == ["construction_boom", "end_turn"]

@@ -6,6 +6,8 @@ import random
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
+
 from service.games.base import dump_action
 from service.games.ny1901 import ENGINE, data
 from service.games.ny1901.actions import Ny1901Acquire, Ny1901Build
@@ -103,6 +105,24 @@ def test_parks_drawn_and_named() -> None:
     parks = {g.get("data-park") for g in by_class(root, "park")}
     assert parks == {name for name, _ in data.PARKS}
     assert "Battery Park" in texts(root)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3], ids=lambda v: f"v{v}")
+def test_each_rules_version_draws_its_own_board_with_its_names(version: int) -> None:
+    """Versions 1 and 2 are played on the first drawing, version 3 on the redrawn board: the
+    picture follows the match's view, streets and parks named on both."""
+    board = ENGINE.board_for(version)
+    view = ENGINE.view(ENGINE.setup(3, None, 1, version), None)
+    assert view.board_rows == list(board.rows)
+    root = parse(render(view))
+    blocked = root.find(".//s:g[@id='ny-blocked']", NS)
+    assert blocked is not None and len(list(blocked)) == board.blocked_mask.bit_count()
+    assert {g.get("data-street") for g in by_class(root, "street")} == {
+        s.id for s in board.streets}
+    assert {g.get("data-park") for g in by_class(root, "park")} == {p.name for p in board.parks}
+    start = {tuple(sorted((q.x, q.y) for q in b.squares)) for b in view.buildings}
+    assert start == {tuple(sorted(board.xy(s) for s in board.lots[board.start_lots[d]].squares))
+                     for d in ENGINE.setup(3, None, 1, version).characters}
 
 
 def test_start_properties_in_owner_colours() -> None:

@@ -12,9 +12,13 @@ class RulesDivergence(AssertionError):
     """The engine does something the rules text does not allow (or vice versa)."""
 
 
-def per_version(reason: str) -> list[Any]:
-    """Rules versions 1 and 2 as parameters; version 1 a strict xfail naming ``reason``."""
-    return [pytest.param(1, marks=pytest.mark.xfail(strict=True, raises=RulesDivergence,
-                                                    reason=f"rules version 1: {reason}"),
-                         id="v1"),
-            pytest.param(2, id="v2")]
+def per_version(reason: str, fixed_in: int = 2, newest: int = 3) -> list[Any]:
+    """Rules versions 1..``newest`` as parameters; those before ``fixed_in`` a strict xfail
+    naming ``reason`` (a fix stays in every later version)."""
+    return [
+        pytest.param(v, marks=pytest.mark.xfail(strict=True, raises=RulesDivergence,
+                                                reason=f"rules version {v}: {reason}"),
+                     id=f"v{v}")
+        if v < fixed_in else pytest.param(v, id=f"v{v}")
+        for v in range(1, newest + 1)
+    ]

@@ -32,9 +32,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.games.ginkgopolis import data as gd
-from service.games.ginkgopolis.city import pos, token_destinations
+from service.games.ginkgopolis.city import pos
 from service.games.ginkgopolis.data import COLOURS
 from service.games.ginkgopolis.flow import RETURN_PARTS
+from service.games.ginkgopolis.rules import token_placements
 from service.games.ginkgopolis.state import (
     CHOOSE,
     DRAFT,
@@ -105,19 +106,25 @@ def determinize(
     tokens = [-1] * len(gd.LETTERS)
     for token in view.tokens:
         tokens[gd.LETTERS.index(token.letter)] = pos(token.x, token.y)
+    s.tokens = tokens
     pending = view.pending
     if pending is not None and pending.kind == "place_token":
         assert pending.token is not None
         letter = gd.LETTERS.index(pending.token)
-        wanted = sorted(pos(sp.x, sp.y) for sp in pending.spaces)
+        wanted = [
+            (pos(c.x, c.y), tuple((gd.LETTERS.index(t.letter), pos(t.x, t.y))
+                                  for t in c.others))
+            for c in pending.choices]
+        s.pending = PLACE_TOKEN
+        s.pending_arg = letter
+        # The moving token stands on its new building, which has a construction site: one
+        # that offers exactly the view's choices, in the same order.
         for key in s.markers:
             tokens[letter] = key
-            if sorted(token_destinations(s.stacks, tokens, letter, key)[0]) == wanted:
+            if token_placements(s) == wanted:
                 break
         else:
             raise InconsistentView("no building the moving token can come from")
-        s.pending = PLACE_TOKEN
-        s.pending_arg = letter
     elif pending is not None:
         s.pending = TAKE_ITEM
         s.pending_arg = 0

@@ -37,7 +37,7 @@ class InconsistentView(ValueError):
 
 def unseen_cards(engine: Ny1901Engine, view: Ny1901View) -> list[int]:
     """The lot-card kinds in the future market (as a sorted multiset), from the view alone."""
-    board = engine.board
+    board = engine.board_for(view.rules_version)
     in_play = {d for d in range(len(data.DISTRICTS)) if view.players > 2 or d != data.PINK}
     cards = Counter(lot.kind for lot in board.lots if lot.district in in_play)
     for index, lot_view in enumerate(view.lots):
@@ -65,7 +65,7 @@ def determinize(
     legal: Sequence[Any] | None = None,
 ) -> State:
     """A state consistent with ``view`` (seat ``seat``'s view) with a sampled future market."""
-    geometry = engine.geometry
+    geometry = engine.geometry_for(view.rules_version)  # the match's own board
     n = view.players
     s = State.__new__(State)
     s.n = n

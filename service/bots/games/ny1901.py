@@ -44,11 +44,8 @@ class NyModel:
 
     def __init__(self, engine: Ny1901Engine) -> None:
         self.engine = engine
-        self.rules = engine.rules
-        self.board = engine.board
-        self.geometry = engine.geometry
-        self._along: dict[tuple[int, ...], int] = {}
-        self._lot_index = engine.board.lot_index
+        # (rules version, street cards) -> lot squares along them: each match's own board.
+        self._along: dict[tuple[int, tuple[int, ...]], int] = {}
 
     # ------------------------------------------------------------------ determinization
     def determinize(
@@ -68,7 +65,7 @@ class NyModel:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, state: State) -> list[float]:
-        board = self.board
+        board = self.engine.board_for(state.rules_version)
         streets = scoring.street_majorities(state, board)
         challenge = scoring.challenge_points(state, board)
         over = state.phase == st.OVER
@@ -92,23 +89,26 @@ class NyModel:
     # ------------------------------------------------------------------ move knowledge
     def _along_bonus(self, state: State) -> int:
         """Lot squares along the bonus streets in play (cached per street set)."""
-        mask = self._along.get(state.streets)
+        key = (state.rules_version, state.streets)
+        mask = self._along.get(key)
         if mask is None:
+            board = self.engine.board_for(state.rules_version)
             mask = 0
             for index in state.streets:
-                mask |= self.board.street(data.STREET_CARDS[index]).along
-            self._along[state.streets] = mask
+                mask |= board.street(data.STREET_CARDS[index]).along
+            self._along[key] = mask
         return mask
 
-    def _mask(self, action: Ny1901Build | Ny1901Rebuild) -> tuple[int, int]:
+    def _mask(self, state: State, action: Ny1901Build | Ny1901Rebuild) -> tuple[int, int]:
         tile = TILES[TILE_INDEX[action.tile]]
-        placement = self.geometry.find(tile.shape, action.rotation, action.x, action.y)
+        geometry = self.engine.geometry_for(state.rules_version)
+        placement = geometry.find(tile.shape, action.rotation, action.x, action.y)
         return tile.index, placement.mask if placement is not None else 0
 
     def prior(self, state: State, seat: int, action: Any) -> float:
         kind = type(action)
         if kind is Ny1901Build or kind is Ny1901Rebuild:
-            tile_index, mask = self._mask(action)
+            tile_index, mask = self._mask(state, action)
             tile = TILES[tile_index]
             value = float(tile.points) + 0.1 * tile.level
             if mask & self._along_bonus(state):
@@ -117,8 +117,9 @@ class NyModel:
                 value -= 2.0  # a rebuild spends the whole turn
             return value
         if kind is Ny1901Acquire:
-            lot = self.board.lots[self._lot_index[action.lot]]
-            touching = (spread(state.land[seat], self.board.neighbors) & lot.mask).bit_count()
+            board = self.engine.board_for(state.rules_version)
+            lot = board.lots[board.lot_index[action.lot]]
+            touching = (spread(state.land[seat], board.neighbors) & lot.mask).bit_count()
             return 1.0 + 0.3 * touching + 0.2 * lot.size
         if kind is Ny1901ConstructionBoom:
             return 3.0
@@ -144,7 +145,7 @@ class NyModel:
         if kind is Ny1901Acquire or kind is Ny1901ConstructionBoom:
             after, _ = engine.apply(state, seat, action)
             best = 0.0
-            for build in self.rules.plain_builds(after, seat):
+            for build in engine.rules_for(state.rules_version).plain_builds(after, seat):
                 best = max(best, float(TILES[TILE_INDEX[build.tile]].points))
             category = 4.0 if kind is Ny1901ConstructionBoom else 3.0
             return (best, category, 0.0, self.prior(state, seat, action))

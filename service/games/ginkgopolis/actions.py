@@ -8,7 +8,7 @@ Coordinates are the city's stable integer coordinates (``city.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import ConfigDict, Field
 
@@ -20,7 +20,7 @@ _CONFIG = ConfigDict(extra="forbid")
 @dataclass(frozen=True, slots=True)
 class GkChooseCard:
     """GK-T1: commit (hidden) one card of the hand, alone or with one tile from behind the
-    screen. In the solo game ``hal_card`` is the card given face down to Hal (GK-H2); the
+    screen. In the solo game `hal_card` is the card given face down to Hal (GK-H2); the
     third card goes to the discard pile."""
 
     __pydantic_config__ = _CONFIG
@@ -49,13 +49,30 @@ class GkTakeItem:
     type: Literal["take_item"] = "take_item"
 
 
+Letter = Literal["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"]
+TOKEN_LETTERS: Final[tuple[Letter, ...]] = get_args(Letter)
+
+
+@dataclass(frozen=True, slots=True)
+class GkTokenAt:
+    """An urbanization token and the space it moves to."""
+
+    __pydantic_config__ = _CONFIG
+    letter: Letter
+    x: WireInt
+    y: WireInt
+
+
 @dataclass(frozen=True, slots=True)
 class GkPlaceToken:
-    """GK-T2 urbanize: where the moved urbanization token goes."""
+    """GK-T2 urbanize: where the moved urbanization token goes. `others`: the other tokens
+    that move with it to keep the alphabetical order around the city (rules version 3, only
+    when no free space keeps it; by letter), each to its new space."""
 
     __pydantic_config__ = _CONFIG
     x: WireInt
     y: WireInt
+    others: Annotated[tuple[GkTokenAt, ...], Field(exclude_if=lambda v: not v)] = ()
     type: Literal["place_token"] = "place_token"
 
 

@@ -6,9 +6,21 @@ Internally a space is one integer key, ``(x + 128) * 256 + (y + 128)``, so that 
 edge neighbours are ``key - 1`` (up), ``key + 256`` (right), ``key + 1`` (down) and
 ``key - 256`` (left). Sixty tiles can never leave the -128..127 window.
 
-Perimeter order (used by GK-T2 "keep the tokens' alphabetical order clockwise"): spaces are
-ordered clockwise by their exact angle around the centre of the starting square, (1, 1),
-starting straight up; ties (same ray) by distance. Skyline ruling, see docs/rulings.md.
+GK-T2 "keep the tokens' alphabetical order clockwise around the city" (Skyline rulings, see
+docs/rulings.md) has two readings, chosen by the match's rules version:
+
+- Rules versions 1 and 2, the angle order (``perimeter_key``, ``keeps_order``,
+  ``restore_order``, ``token_destinations``): spaces are ordered clockwise by their exact
+  angle around the centre of the starting square, (1, 1), starting straight up; ties (same
+  ray) by distance. It misreads notches, where the edge turns back on itself.
+- From rules version 3, the walk (``boundary_walk``, ``reads_in_order``,
+  ``walk_placements``): the empty spaces met when walking clockwise around the city's
+  outline, the city on the right hand. Where two buildings touch only at a corner the walk
+  stays beside the same empty space, so the outline is the city's silhouette. The walk is a
+  cycle; a space may be met more than once (the mouth of a notch one space wide), and a
+  token there may be read at any of its meetings. Empty spaces edge-adjacent to the city
+  that the walk never meets are enclosed holes: not along the edge, never offered as a
+  destination elsewhere, and a token in one is left out when the order is read.
 """
 
 from __future__ import annotations
@@ -118,6 +130,175 @@ def token_destinations(
     if keeping:
         return keeping, False
     return free, True
+
+
+# --------------------------------------------------------------------------- rules version 3
+
+Placement = tuple[int, tuple[tuple[int, int], ...]]
+"""Where a moved token goes: ``(its space, ((letter, space), ...))``, the second part the
+other tokens that move with it (by letter; empty unless the order needs them to move)."""
+
+
+def boundary_walk(city: Collection[int]) -> list[int]:
+    """The empty spaces met walking clockwise around the city's outline, the city on the
+    right hand, from above its top-left building (GK-T2, rules version 3).
+
+    The walker stands on an empty space beside a wall (a building edge-adjacent to it) and
+    looks along the wall: if the space ahead is a building it turns left (the same space, a
+    new wall); if the space ahead is empty and the wall goes on beyond it, it steps ahead;
+    otherwise it goes round the wall's corner onto the space diagonally ahead. At a corner
+    where two buildings touch only diagonally it thus stays beside the same empty space.
+    The city is edge-connected, so this meets every space of the outer edge; spaces met
+    twice in a row are listed once, and the list is a cycle (its last space is followed by
+    its first).
+    """
+    start = min(city, key=lambda k: (k % STRIDE, k))  # the top row's leftmost building
+    dirs = NEIGHBOURS
+    e, k = start + UP, 2  # above it, the wall below
+    e0 = e
+    walk = [e]
+    last = e
+    for _ in range(4 * len(city) + 1):  # one step per building edge at most, then home
+        ahead = e + dirs[k - 1]  # facing along the wall: the wall's direction turned left
+        if ahead in city:
+            k = (k - 1) % 4
+        else:
+            beyond = ahead + dirs[k]
+            if beyond in city:
+                e = ahead
+            else:
+                e = beyond
+                k = (k + 1) % 4
+        if e == e0 and k == 2:
+            break
+        if e != last:
+            walk.append(e)
+            last = e
+    else:
+        raise AssertionError("the walk around the city did not come home")
+    if len(walk) > 1 and walk[-1] == walk[0]:
+        walk.pop()
+    return walk
+
+
+def walk_index(walk: Sequence[int]) -> dict[int, list[int]]:
+    """Each space of the walk: its positions in it (increasing)."""
+    occ: dict[int, list[int]] = {}
+    for i, space in enumerate(walk):
+        occ.setdefault(space, []).append(i)
+    return occ
+
+
+def reads_in_order(occ: dict[int, list[int]], size: int, tokens: Sequence[int]) -> bool:
+    """Do the tokens on the walk (``occ``, ``walk_index`` of a walk of ``size`` spaces) read
+    A..L clockwise as a cycle, each read at one of its space's meetings? Tokens off the
+    walk (in an enclosed hole) are left out."""
+    letters = [letter for letter, space in enumerate(tokens) if space in occ]
+    if len(letters) <= 2:
+        return True
+    rest = [occ[tokens[letter]] for letter in letters[1:]]
+    for start in occ[tokens[letters[0]]]:
+        last = 0
+        for meetings in rest:
+            nxt = size
+            for i in meetings:
+                offset = (i - start) % size
+                if last < offset < nxt:
+                    nxt = offset
+            if nxt == size:
+                break
+            last = nxt
+        else:
+            return True
+    return False
+
+
+def walk_placements(
+    city: Collection[int], tokens: Sequence[int], letter: int, new_tile: int
+) -> list[Placement]:
+    """Where the token ``letter`` may move after its space received ``new_tile`` (GK-T2,
+    rules version 3), in the order listed to the player.
+
+    Normally: the empty spaces edge-adjacent to the new tile (in ``perimeter_key`` order),
+    the others staying. If there is none: the free spaces of the walk (``boundary_walk``, in
+    walk order) where the tokens then read in order. If there is none either, other tokens
+    must move: the set of spaces the walk's tokens hold becomes theirs (less the new tile)
+    plus one free space of the walk, re-lettered so that they read in order, and only the
+    re-letterings that move the fewest other tokens are offered (ordered by the moved
+    token's space along the walk, then by the others' moves). Tokens in enclosed holes never
+    move with another.
+    """
+    occupied = set(tokens)
+    occupied.discard(tokens[letter])
+    near = [n for n in neighbours(new_tile) if n not in city and n not in occupied]
+    if near:
+        return [(n, ()) for n in sorted(near, key=perimeter_key)]
+    walk = boundary_walk(city)
+    occ = walk_index(walk)
+    size = len(walk)
+    free = [space for space in occ if space not in occupied]  # walk order, first meetings
+    trial = list(tokens)
+    keeping: list[Placement] = []
+    for space in free:
+        trial[letter] = space
+        if reads_in_order(occ, size, trial):
+            keeping.append((space, ()))
+    if keeping or not free:  # (never no free space: the walk has 12 spaces or more)
+        return keeping
+    return _relettered(occ, size, tokens, letter, free)
+
+
+def _relettered(
+    occ: dict[int, list[int]], size: int, tokens: Sequence[int], letter: int, free: list[int]
+) -> list[Placement]:
+    """The re-letterings of ``walk_placements`` that move the fewest other tokens."""
+    movers = [i for i, space in enumerate(tokens) if i != letter and space in occ]
+    letters = sorted([*movers, letter])
+    n = len(letters)
+    held = [tokens[i] for i in movers]
+    best = n + 1
+    found: set[tuple[int, ...]] = set()
+    for space in free:
+        spaces = [*held, space]
+        choices = [occ[s] for s in spaces]
+        orders: set[tuple[int, ...]] = set()
+        for meetings in _meeting_choices(choices):
+            ranked = sorted(range(n), key=lambda j: meetings[j])
+            orders.add(tuple(spaces[j] for j in ranked))
+        for order in orders:
+            for shift in range(n):
+                moved = 0
+                for i, who in enumerate(letters):
+                    if who != letter and order[(shift + i) % n] != tokens[who]:
+                        moved += 1
+                if moved > best:
+                    continue
+                layout = tuple(order[(shift + i) % n] for i in range(n))
+                if moved < best:
+                    best = moved
+                    found = set()
+                found.add(layout)
+    first_meeting = {space: meetings[0] for space, meetings in occ.items()}
+    out: list[tuple[int, Placement]] = []
+    for layout in found:
+        new = dict(zip(letters, layout, strict=True))
+        others = tuple((who, new[who]) for who in letters if who != letter
+                       and new[who] != tokens[who])
+        out.append((first_meeting[new[letter]], (new[letter], others)))
+    out.sort()
+    return [placement for _, placement in out]
+
+
+def _meeting_choices(choices: list[list[int]]) -> list[list[int]]:
+    """Every way of picking one meeting per space (spaces met once have one way)."""
+    picks: list[list[int]] = [[]]
+    for meetings in choices:
+        if len(meetings) == 1:
+            for pick in picks:
+                pick.append(meetings[0])
+        else:
+            picks = [[*pick, m] for pick in picks for m in meetings]
+    return picks
 
 
 def bounds(keys: Iterable[int]) -> tuple[int, int, int, int]:

@@ -199,6 +199,20 @@ END_OTHER_COLOURS: Final = {
     BLUE: (RED, YELLOW),  # blue 11: red, blue 12: yellow
     YELLOW: (RED, BLUE),  # yellow 11: red, yellow 12: blue
 }
+# GK-B2: what the end-of-game cards score (``scoring.end_card_points``).
+FIRST_END_CARD: Final = 10
+"""Building cards from this number on score at the end (the lower ones give bonuses)."""
+END_VP_PER_RESOURCE: Final = 1  # 10-13: per resource of yours on buildings of one colour
+END_LOW_FLOORS: Final = 2  # 14: per building of yours of at most this many floors ...
+END_LOW_VP: Final = 1  # ... this many VP
+END_HIGH_FLOORS: Final = 3  # 15: per building of yours of at least this many floors ...
+END_HIGH_VP: Final = 3  # ... this many VP
+END_BONUS_ACTIONS: Final = {16: EXPLOIT, 17: URBANIZE, 18: BUILD_UP}
+END_BONUS_VP: Final = 2  # 16-18: per card in front of the screen with that action's bonus
+END_COLOUR_VP: Final = 2  # 19: per card of the card's colour in front of the screen
+END_FLAT_VP: Final = 9  # 20
+DISTRICT_MIN_BUILDINGS: Final = 2
+"""GK-F2: a district is this many or more edge-connected buildings of one colour."""
 
 
 def end_card_scored_colour(card: int) -> int | None:

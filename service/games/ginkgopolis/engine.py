@@ -19,8 +19,9 @@ from ..base import (
     SeatResult,
     check_rules_version,
 )
-from . import flow, rules, scoring, state
+from . import codes, flow, rules, scoring, state
 from .actions import (
+    TOKEN_LETTERS,
     GkAction,
     GkChooseCard,
     GkDraftCharacter,
@@ -28,8 +29,10 @@ from .actions import (
     GkPlaceToken,
     GkReturnTiles,
     GkTakeItem,
+    GkTokenAt,
 )
-from .city import OFFSET, pos, token_destinations, xy
+from .city import OFFSET, Placement, pos, token_destinations, xy
+from .events import GkEvent
 from .flow import RETURN_PARTS
 from .state import (
     CHOOSE,
@@ -55,8 +58,8 @@ _TAKE = {"resource": GkTakeItem("resource"), "tile": GkTakeItem("tile")}
 
 
 class GkOptions(BaseModel):
-    """Variants. ``characters``: the intro game's fixed sets (dealt at random) or the draft
-    (GK-S4, 2-5 players). ``hal_expert``: Hal's expert level (GK-H4, solo only)."""
+    """Variants. `characters`: the intro game's fixed sets (dealt at random) or the draft
+    (GK-S4, 2-5 players). `hal_expert`: Hal's expert level (GK-H4, solo only)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     characters: Literal["intro", "draft"] = "intro"
@@ -96,10 +99,11 @@ def return_actions(s: GkState, seat: int) -> list[Any]:
     ]
 
 
-def token_spaces(s: GkState) -> list[int]:
-    letter = s.pending_arg
-    destinations, _ = token_destinations(s.stacks, s.tokens, letter, s.tokens[letter])
-    return destinations
+def place_token_action(placement: Placement) -> GkPlaceToken:
+    space, others = placement
+    x, y = xy(space)
+    return GkPlaceToken(x, y, tuple(GkTokenAt(TOKEN_LETTERS[who], *xy(where))
+                                    for who, where in others))
 
 
 class GinkgopolisEngine:
@@ -110,10 +114,16 @@ class GinkgopolisEngine:
     Options = GkOptions
     Action = GkAction
     View = GkView
-    rules_versions: tuple[int, ...] = (1, 2)
+    Events = GkEvent
+    refusal_codes = codes.REFUSALS  # every IllegalAction code, with its rule ids
+    rules_versions: tuple[int, ...] = (1, 2, 3)
     """1: the rules as first shipped (until 2026-12-01).
     2: the deck is rebuilt at the draw that empties it (GK-T4); the solo player moves Hal's
-    urbanization token (GK-H2); a New Hand is public and carried out at once (GK-T1)."""
+    urbanization token (GK-H2); a New Hand is public and carried out at once (GK-T1).
+    3: version 2, and the urbanization tokens keep their alphabetical order along the walk
+    around the city's real edge (GK-T2, ``city.walk_placements``): only spaces that keep it
+    are offered, and when other tokens must move the fewest do, the player choosing among
+    equally small re-letterings (``GkPlaceToken.others``)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -148,7 +158,7 @@ class GinkgopolisEngine:
                 return []
             if s.pending == TAKE_ITEM:
                 return [_TAKE[item] for item in rules.item_options(s, seat)]
-            return [GkPlaceToken(*xy(key)) for key in token_spaces(s)]
+            return [place_token_action(p) for p in rules.token_placements(s)]
         if phase == DRAFT:
             if 0 <= seat < s.players and s.choice[seat] is None:
                 return [GkDraftCharacter(c) for c in s.draft_packs[seat]]
@@ -197,12 +207,19 @@ class GinkgopolisEngine:
                 raise IllegalAction(NOT_LEGAL, "the token may not go there")
             key = pos(action.x, action.y)
             letter = s.pending_arg
-            destinations, relabel = token_destinations(s.stacks, s.tokens, letter, s.tokens[letter])
-            if key not in destinations:
-                raise IllegalAction(NOT_LEGAL, "the token may not go there")
-            new = s.clone()
-            new.pending = state.NO_PENDING
-            rules.place_token(new, letter, key, relabel, events)
+            if s.rules_version >= 3:
+                placement = self._placement(s, action)
+                new = s.clone()
+                new.pending = state.NO_PENDING
+                rules.place_along_walk(new, letter, placement, events)
+            else:
+                destinations, relabel = token_destinations(s.stacks, s.tokens, letter,
+                                                           s.tokens[letter])
+                if key not in destinations or action.others != ():
+                    raise IllegalAction(NOT_LEGAL, "the token may not go there")
+                new = s.clone()
+                new.pending = state.NO_PENDING
+                rules.place_token(new, letter, key, relabel, events)
             flow.finish_follow_up(new, events)
         elif kind is GkDraftCharacter:
             if s.phase != DRAFT:
@@ -229,6 +246,14 @@ class GinkgopolisEngine:
         else:
             raise IllegalAction(UNKNOWN_ACTION, "not a Ginkgopolis action")
         return new, events
+
+    @staticmethod
+    def _placement(s: GkState, action: GkPlaceToken) -> Placement:
+        """The rules version 3 placement ``action`` names; NOT_LEGAL if none."""
+        for placement in rules.token_placements(s):
+            if place_token_action(placement) == action:
+                return placement
+        raise IllegalAction(NOT_LEGAL, "the token may not go there, or not with those moves")
 
     @staticmethod
     def _check_choice(s: GkState, seat: int, action: GkChooseCard) -> None:

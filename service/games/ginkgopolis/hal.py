@@ -8,7 +8,8 @@ top of the shuffled supply), deterministically given the seed:
   (the items they would produce; he gains no items). Where his token goes: under rules
   version 1 the first of the legal destinations in perimeter order (the withdrawn Skyline
   ruling); from version 2 seat 0 decides, as on its own turn, whenever more than one space
-  is legal (a ``place_token`` decision of seat 0);
+  is legal (a ``place_token`` decision of seat 0; from version 3 along the walk around the
+  city, re-letterings of the other tokens included);
 - building card: he builds up (returned resources score as usual), pays the VP difference
   down to 0 at most and the colour resource (into his own supply: it only has to be
   available), and keeps the card for the end-of-game scoring; no in-play bonuses;

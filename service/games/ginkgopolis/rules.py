@@ -10,7 +10,7 @@ from bisect import insort
 
 from ..base import Event
 from ..rng import shuffled
-from .city import neighbours, restore_order, token_destinations, xy
+from .city import Placement, neighbours, restore_order, token_destinations, walk_placements, xy
 from .data import (
     BLUE,
     BUILD_UP,
@@ -316,19 +316,53 @@ def key_xy(key: int) -> list[int]:
 
 
 def move_token_or_ask(s: GkState, seat: int, letter: int, new_tile: int, events: Events) -> None:
-    destinations, relabel = token_destinations(s.stacks, s.tokens, letter, new_tile)
-    if len(destinations) == 1:
-        place_token(s, letter, destinations[0], relabel, events)
+    if s.rules_version >= 3:  # GK-T2 along the walk around the city (city.walk_placements)
+        placements = walk_placements(s.stacks, s.tokens, letter, new_tile)
+        if len(placements) == 1:
+            place_along_walk(s, letter, placements[0], events)
+            return
     else:
-        s.pending = PLACE_TOKEN
-        s.pending_arg = letter
+        destinations, relabel = token_destinations(s.stacks, s.tokens, letter, new_tile)
+        if len(destinations) == 1:
+            place_token(s, letter, destinations[0], relabel, events)
+            return
+    s.pending = PLACE_TOKEN
+    s.pending_arg = letter
+
+
+def token_placements(s: GkState) -> list[Placement]:
+    """The pending ``place_token`` decision's choices, in the order listed to the player:
+    where the token ``pending_arg`` (still on its new building) may go, with the other tokens
+    that move with it. Rules versions 1 and 2 move no other token in a choice (when they must
+    move, ``place_token`` re-letters them by itself)."""
+    letter = s.pending_arg
+    new_tile = s.tokens[letter]
+    if s.rules_version >= 3:
+        return walk_placements(s.stacks, s.tokens, letter, new_tile)
+    destinations, _ = token_destinations(s.stacks, s.tokens, letter, new_tile)
+    return [(space, ()) for space in destinations]
 
 
 def place_token(s: GkState, letter: int, space: int, relabel: bool, events: Events) -> None:
+    """Rules versions 1 and 2: the token to ``space``; with ``relabel`` the tokens are then
+    re-lettered in the angle order (``city.restore_order``)."""
     s.tokens[letter] = space
     if relabel:
         s.tokens = restore_order(s.tokens)
     events.append(Event("token_moved", {"token": "ABCDEFGHIJKL"[letter], "at": key_xy(space)}))
+
+
+def place_along_walk(s: GkState, letter: int, placement: Placement, events: Events) -> None:
+    """Rules version 3: the token and the other tokens that move with it (GK-T2)."""
+    space, others = placement
+    s.tokens[letter] = space
+    public: dict[str, object] = {"token": "ABCDEFGHIJKL"[letter], "at": key_xy(space)}
+    if others:
+        for who, where in others:
+            s.tokens[who] = where
+        public["others"] = [{"token": "ABCDEFGHIJKL"[who], "at": key_xy(where)}
+                            for who, where in others]
+    events.append(Event("token_moved", public))
 
 
 # --------------------------------------------------------------------------- exploit

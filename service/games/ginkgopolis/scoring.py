@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from .city import neighbours
 from .data import (
-    BUILD_UP,
     COLOURS,
-    EXPLOIT,
+    DISTRICT_MIN_BUILDINGS,
+    END_BONUS_ACTIONS,
+    END_BONUS_VP,
+    END_COLOUR_VP,
+    END_FLAT_VP,
+    END_HIGH_FLOORS,
+    END_HIGH_VP,
+    END_LOW_FLOORS,
+    END_LOW_VP,
+    END_VP_PER_RESOURCE,
+    FIRST_END_CARD,
     NUMBERS,
-    URBANIZE,
     bonus_of,
     card_colour,
     card_label,
@@ -37,7 +45,7 @@ def districts(s: GkState) -> list[list[int]]:
                     seen.add(n)
                     group.append(n)
                     stack.append(n)
-        if len(group) >= 2:
+        if len(group) >= DISTRICT_MIN_BUILDINGS:
             out.append(sorted(group))
     return out
 
@@ -81,20 +89,22 @@ def end_card_points(s: GkState, owner: int, card: int) -> int:
     owned = [k for k, o in s.owner.items() if o == owner]
     scored_colour = end_card_scored_colour(card)
     if scored_colour is not None:
-        return sum(len(s.stacks[k]) for k in owned if s.stacks[k][-1] // NUMBERS == scored_colour)
+        return END_VP_PER_RESOURCE * sum(
+            len(s.stacks[k]) for k in owned if s.stacks[k][-1] // NUMBERS == scored_colour
+        )
     if number == 14:
-        return sum(1 for k in owned if len(s.stacks[k]) <= 2)
+        return END_LOW_VP * sum(1 for k in owned if len(s.stacks[k]) <= END_LOW_FLOORS)
     if number == 15:
-        return 3 * sum(1 for k in owned if len(s.stacks[k]) >= 3)
-    if number in (16, 17, 18):
-        action = {16: EXPLOIT, 17: URBANIZE, 18: BUILD_UP}[number]
-        return 2 * sum(
+        return END_HIGH_VP * sum(1 for k in owned if len(s.stacks[k]) >= END_HIGH_FLOORS)
+    if number in END_BONUS_ACTIONS:
+        action = END_BONUS_ACTIONS[number]
+        return END_BONUS_VP * sum(
             1 for c in s.front[owner] if (b := bonus_of(c)) is not None and b.action == action
         )
     if number == 19:
-        return 2 * sum(1 for c in s.front[owner] if card_colour(c) == colour)
+        return END_COLOUR_VP * sum(1 for c in s.front[owner] if card_colour(c) == colour)
     if number == 20:
-        return 9
+        return END_FLAT_VP
     return 0
 
 
@@ -102,7 +112,7 @@ def breakdown(s: GkState, owner: int) -> list[tuple[str, int]]:
     """GK-F1 lines for one owner (a seat, or Hal in the solo game)."""
     lines: list[tuple[str, int]] = [("vp_in_play", s.vp[owner])]
     for card in sorted(s.front[owner]):
-        if card < 60 and card % NUMBERS + 1 >= 10:
+        if card < 60 and card % NUMBERS + 1 >= FIRST_END_CARD:
             lines.append((f"card:{card_label(card)}", end_card_points(s, owner, card)))
     if owner < s.players and not s.solo:
         lines.append(("new_hand_tokens", NEW_HAND_VP * s.nh[owner]))

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .city import token_destinations, xy
+from .city import xy
 from .data import (
     CHAR_BASE,
     CHARACTERS,
@@ -28,7 +28,7 @@ from .data import (
 )
 from .flow import RETURN_PARTS, return_group_tiles
 from .render import render_city
-from .rules import item_options
+from .rules import item_options, token_placements
 from .state import (
     CHOOSE,
     DRAFT,
@@ -134,6 +134,16 @@ class GkReturnPart(BaseModel):
     tiles: list[GkTile]
 
 
+class GkTokenChoice(BaseModel):
+    model_config = _FROZEN
+    x: int
+    y: int
+    """Where the moved token goes."""
+    others: list[GkToken]
+    """The other tokens that move with it, to these spaces (rules version 3, when no free
+    space keeps the alphabetical order; otherwise empty)."""
+
+
 class GkPendingView(BaseModel):
     model_config = _FROZEN
     seat: int
@@ -142,7 +152,10 @@ class GkPendingView(BaseModel):
     items: list[str]
     """For ``take_item``, to the deciding seat only: what is still available."""
     spaces: list[GkToken]
-    """For ``place_token``: where the token may go (letter = the moved token)."""
+    """For ``place_token``: where the token may go (letter = the moved token), each once."""
+    choices: list[GkTokenChoice]
+    """For ``place_token``: every legal ``place_token`` move, in the order of the legal
+    moves (several may send the token to one space with different other tokens moving)."""
 
 
 class GkHalView(BaseModel):
@@ -292,16 +305,24 @@ def _pending(s: GkState, viewer: int | None) -> GkPendingView | None:
     if s.pending == TAKE_ITEM:
         # The options depend on the seat's own resource supply: shown to that seat only.
         items = item_options(s, seat) if viewer == seat else []
-        return GkPendingView(seat=seat, kind="take_item", token=None, items=items, spaces=[])
+        return GkPendingView(seat=seat, kind="take_item", token=None, items=items, spaces=[],
+                             choices=[])
     assert s.pending == PLACE_TOKEN
     letter = s.pending_arg
-    destinations, _ = token_destinations(s.stacks, s.tokens, letter, s.tokens[letter])
-    spaces = []
-    for key in destinations:
+    spaces: list[GkToken] = []
+    choices: list[GkTokenChoice] = []
+    seen: set[int] = set()
+    for key, others in token_placements(s):
         x, y = xy(key)
-        spaces.append(GkToken(letter=LETTERS[letter], x=x, y=y))
+        if key not in seen:
+            seen.add(key)
+            spaces.append(GkToken(letter=LETTERS[letter], x=x, y=y))
+        choices.append(GkTokenChoice(x=x, y=y, others=[
+            GkToken(letter=LETTERS[who], x=xy(where)[0], y=xy(where)[1])
+            for who, where in others]))
     return GkPendingView(
-        seat=seat, kind="place_token", token=LETTERS[letter], items=[], spaces=spaces
+        seat=seat, kind="place_token", token=LETTERS[letter], items=[], spaces=spaces,
+        choices=choices,
     )
 
 

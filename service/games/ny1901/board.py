@@ -2,8 +2,10 @@
 
 A board is a grid of ``width`` x ``height`` squares; square ``(x, y)`` is bit ``y * width + x``
 of every mask. The source is an ASCII map (two characters per square, see ``data.py``) plus
-named streets, parks and start lots, either from ``data.py`` (``default_board()``) or from a
-JSON file (``load_board_file``)::
+named streets, parks and start lots, either from ``data.py`` (``default_board()``: the first
+drawing, rules versions 1 and 2), from a shipped file (``redrawn_board()``: ``boards/v3.json``,
+rules version 3 on; ``shipped_board(version)`` picks) or from any JSON file
+(``load_board_file``)::
 
     {"width": 21, "height": 16, "rows": ["rA rA ..", ...],
      "streets": [{"id": "broadway", "name": "Broadway", "bonus": true,
@@ -367,5 +369,30 @@ def default_document() -> dict[str, Any]:
 
 @cache
 def default_board() -> Board:
-    """The shipped, reconstructed board (validated once)."""
+    """The first shipped drawing (``data.py``), the board of rules versions 1 and 2
+    (validated once). Matches of those versions are played on it for their whole life."""
     return load_board(default_document())
+
+
+BOARDS = Path(__file__).resolve().parent / "boards"
+"""Shipped board files (package data): ``v3.json`` is the redrawn board of rules version 3."""
+REDRAWN_FROM = 3
+"""The first rules version played on the redrawn board (``boards/v3.json``)."""
+
+
+@cache
+def redrawn_board() -> Board:
+    """The redrawn board (``boards/v3.json``, validated once): deeper blocks, some holding
+    two districts' lots, and lot squares with no side on a street or park (NY-A3, NY-A6)."""
+    return load_board_file(BOARDS / "v3.json")
+
+
+def shipped_board(rules_version: int) -> Board:
+    """The shipped board a match of ``rules_version`` is played on: the first drawing for
+    versions 1 and 2, the redrawn board from version 3 on."""
+    return default_board() if rules_version < REDRAWN_FROM else redrawn_board()
+
+
+def shipped_boards() -> tuple[Board, ...]:
+    """Every shipped drawing, oldest first (pictures recognise a view's board by its rows)."""
+    return default_board(), redrawn_board()

@@ -21,7 +21,8 @@ LOTS_PER_DISTRICT: Final = 13
 LOT_SIZES: Final = (2, 3)
 
 # ---------------------------------------------------------------------------------------
-# The shipped board (ny1901-board.md). `..` street, `**` park, `##` blocked, else a lot.
+# The first drawing of the board (ny1901-board.md), played by rules versions 1 and 2; from
+# version 3 the redrawn board, boards/v3.json. `..` street, `**` park, `##` blocked, else a lot.
 BOARD_ROWS: Final = (
     ".. .. .. .. .. .. .. .. .. .. .. .. .. .. .. .. .. .. .. .. ..",
     "rA rA rA rB rB .. rJ rK rL rM .. ** ** bA bB .. bC bD bD bD ##",
@@ -67,7 +68,8 @@ PARKS: Final = (
 )
 
 # ---------------------------------------------------------------------------------------
-# Characters (NY-S1): one per district, each with a 2-square start lot on the shipped board.
+# Characters (NY-S1): one per district, each with a 2-square start lot on the first drawing
+# (the redrawn board names its own start lots).
 # Robert Fletcher and David Schneider are published; the other names are Skyline's.
 CHARACTERS: Final = (
     ("Margaret Ashby", "red", "rL"),
@@ -88,10 +90,16 @@ CHALLENGES: Final = (
     "generation_king",    # NY-X5
 )
 GOLD_TYCOON_POINTS: Final = 3
+GOLD_TYCOON_MIN_GOLD: Final = 2
+"""NY-X1: gold skyscrapers a district needs to score."""
+GOLD_PRESTIGE_POINTS: Final = 1
+"""NY-X3: per adjacent opponent building below gold."""
 MASTER_ARCHITECT_POINTS: Final = ((5, 10), (4, 6), (3, 3))  # (at least n irregular, points)
 BRONZE_BARON_POINTS: Final = ((6, 15), (5, 10), (4, 5))     # (at least n bronze, points)
 GENERATION_KING_POINTS: Final = 5
 STREET_POINTS: Final = 5
+UNUSED_ACTION_CARD_POINTS: Final = 1
+"""NY-F4: per action card not played."""
 
 # ---------------------------------------------------------------------------------------
 # Technology (NY-T1): thresholds (silver, gold) for the normal and the expert game (NY-S6).

@@ -15,10 +15,11 @@ from ..base import (
     Result,
     check_rules_version,
 )
-from . import data, render, scoring
+from . import codes, data, render, scoring
 from . import state as st
 from .actions import Ny1901Action
-from .board import Board, default_board
+from .board import Board, shipped_board
+from .events import Ny1901Event
 from .rules import Rules, kind_name
 from .shapes import LEGENDARY_TILES, START_TILE, SUPPLY, TILES, Geometry
 from .state import State
@@ -40,8 +41,8 @@ ChallengeChoice = Literal[
 
 
 class Ny1901Options(BaseModel):
-    """Variants. ``challenge``: a random card, none (the learning game, NY-S3) or a named one.
-    ``streets``: three distinct street cards, or null for three random ones."""
+    """Variants. `challenge`: a random card, none (the learning game, NY-S3) or a named one.
+    `streets`: three distinct street cards, or null for three random ones."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     expert: bool = False
@@ -70,20 +71,63 @@ class Ny1901Engine:
     Options: type[BaseModel] = Ny1901Options
     Action: Any = Ny1901Action
     View: type[BaseModel] = Ny1901View
-    rules_versions: tuple[int, ...] = (1, 2)
+    Events: type[BaseModel] = Ny1901Event
+    refusal_codes = codes.REFUSALS  # every IllegalAction code, with its rule ids
+    rules_versions: tuple[int, ...] = (1, 2, 3)
     """1: the rules as first shipped (until 2026-12-01).
     2: NY-C3 revised -- Land Grab may also be played after the turn's build, with a worker
-    that build released (still no 3-square lot that turn and no second build from it)."""
+    that build released (still no 3-square lot that turn and no second build from it).
+    3: version 2's rules on the redrawn board (``boards/v3.json``): deeper blocks, some
+    holding two districts' lots (NY-A3, NY-F3), and lot squares without a street or park
+    side (NY-A6). Versions 1 and 2 keep the first drawing (``data.py``) byte for byte."""
 
     def __init__(self, board: Board | None = None) -> None:
-        self.board = board if board is not None else default_board()
-        self.geometry = Geometry(self.board)
-        self.rules = Rules(self.geometry)
-        # mask -> its squares: board geometry, the same for every view (Ny1901Square is
-        # frozen, so views may share the instances). Bounded by lots + streets + placements.
-        self._squares: dict[int, tuple[Ny1901Square, ...]] = {}
-        # (lot, in play, owner, worker) -> its frozen view: at most lots x 2 x 5 x 2.
-        self._lot_views: dict[tuple[int, bool, int | None, bool], Ny1901LotView] = {}
+        """``board``: a custom board, played under every rules version instead of the
+        shipped ones (each version keeps its rules; only the map is replaced). None: each
+        version's shipped board (``board.shipped_board``)."""
+        self._custom = board
+        # rules version -> its drawing, built on first use and shared by the versions that
+        # play the same board (the placement tables are the costly part).
+        self._drawings: dict[int, _Drawing] = {}
+
+    def _drawing(self, version: int) -> _Drawing:
+        found = self._drawings.get(version)
+        if found is None:
+            board = self._custom if self._custom is not None else shipped_board(version)
+            for other in self._drawings.values():
+                if other.board is board:
+                    found = other
+                    break
+            else:
+                found = _Drawing(board)
+            self._drawings[version] = found
+        return found
+
+    def board_for(self, rules_version: int) -> Board:
+        """The board a match of ``rules_version`` is played on."""
+        return self._drawing(rules_version).board
+
+    def geometry_for(self, rules_version: int) -> Geometry:
+        """The placement tables of ``board_for(rules_version)``."""
+        return self._drawing(rules_version).geometry
+
+    def rules_for(self, rules_version: int) -> Rules:
+        """The move generator bound to ``board_for(rules_version)`` (it reads the rules
+        version of each state it is given)."""
+        return self._drawing(rules_version).rules
+
+    @property
+    def board(self) -> Board:
+        """The board new matches are played on (that of the newest rules version)."""
+        return self._drawing(self.rules_versions[-1]).board
+
+    @property
+    def geometry(self) -> Geometry:
+        return self._drawing(self.rules_versions[-1]).geometry
+
+    @property
+    def rules(self) -> Rules:
+        return self._drawing(self.rules_versions[-1]).rules
 
     # ------------------------------------------------------------------------------ setup
     def setup(self, players: int, options: BaseModel | None, seed: int,
@@ -108,7 +152,8 @@ class Ny1901Engine:
             challenge = -1
         else:
             challenge = data.CHALLENGES.index(opts.challenge)
-        board = self.board
+        drawing = self._drawing(version)
+        board = drawing.board
         start_lots = set() if opts.expert else {board.start_lots[d] for d in characters}
         deck = [lot.kind for i, lot in enumerate(board.lots)
                 if lot.district in districts and i not in start_lots]
@@ -143,9 +188,9 @@ class Ny1901Engine:
             index = board.start_lots[district]
             state.lots[seat] = 1 << index
             mask = board.lots[index].mask
-            placement = self.geometry.placement_of(TILES[START_TILE].shape, mask)
+            placement = drawing.geometry.placement_of(TILES[START_TILE].shape, mask)
             state.buildings[seat] = [(START_TILE, placement.id, mask)]
-        st.refresh(state, self.geometry)
+        st.refresh(state, drawing.geometry)
         return state
 
     def rules_version(self, state: State) -> int:
@@ -167,35 +212,43 @@ class Ny1901Engine:
     def legal_actions(self, state: State, seat: int) -> list[Any]:
         if state.phase == st.OVER or seat != state.seat:
             return []
-        return self.rules.legal(state)
+        return self._drawing(state.rules_version).rules.legal(state)
 
     def apply(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
         if state.phase == st.OVER:
             raise IllegalAction(GAME_OVER, "the game is over")
         if seat != state.seat:
             raise IllegalAction(NOT_YOUR_TURN, f"it is seat {state.seat}'s turn")
-        return self.rules.apply(state, action)
+        return self._drawing(state.rules_version).rules.apply(state, action)
 
     def result(self, state: State) -> Result | None:
         if state.phase != st.OVER:
             return None
-        return scoring.result(state, self.board)
+        return scoring.result(state, self._drawing(state.rules_version).board)
 
     def dumps(self, state: State) -> bytes:
-        return st.dumps(state, self.geometry)
+        return st.dumps(state, self._drawing(state.rules_version).geometry)
 
     def loads(self, data_: bytes) -> State:
-        return st.loads(data_, self.geometry)
+        """The state of ``dumps``; its rules version (read first) picks the board."""
+        version = st.rules_version_of(data_)
+        if version not in self.rules_versions:
+            raise st.DecodeError(f"not a New York 1901 state: rules version {version} is not "
+                                 f"played here ({', '.join(map(str, self.rules_versions))})")
+        return st.loads(data_, self._drawing(version).geometry)
 
     def render(self, state: State) -> str:
         """A text picture of the position (see render.py for the legend)."""
-        return render.render(state, self.rules)
+        return render.render(state, self._drawing(state.rules_version).rules)
 
     # ------------------------------------------------------------------------------ view
     def view(self, state: State, seat: int | None) -> Ny1901View:
-        board = self.board
+        drawing = self._drawing(state.rules_version)
+        board = drawing.board
+        rules = drawing.rules
+        geometry = drawing.geometry
 
-        cache = self._squares
+        cache = drawing.squares
 
         def squares(mask: int) -> list[Ny1901Square]:
             found = cache.get(mask)
@@ -215,7 +268,7 @@ class Ny1901Engine:
             for index in range(len(board.lots)):
                 if state.lots[holder] >> index & 1:
                     owners[index] = holder
-        lot_views = self._lot_views
+        lot_views = drawing.lot_views
         lots = []
         for index, lot in enumerate(board.lots):
             owner = owners.get(index)
@@ -233,7 +286,7 @@ class Ny1901Engine:
         for owner in range(state.n):
             for tile_index, pid, mask in state.buildings[owner]:
                 tile = TILES[tile_index]
-                placement = self.geometry.placements[pid]
+                placement = geometry.placements[pid]
                 buildings.append(Ny1901BuildingView(
                     owner=owner, tile=tile.id, level=data.LEVEL_NAMES[tile.level],
                     legendary=tile.legendary >= 0, points=tile.points,
@@ -247,7 +300,7 @@ class Ny1901Engine:
                 character=data.CHARACTERS[state.characters[s]][0],
                 character_district=data.DISTRICTS[state.characters[s]],
                 score=state.score(s),
-                technology=data.LEVEL_NAMES[self.rules.tech(state, s)],
+                technology=data.LEVEL_NAMES[rules.tech(state, s)],
                 free_workers=state.free_workers(s),
                 workers_on_board=state.staffed[s].bit_count(),
                 tiles_left=[TILES[t].id for t in range(SUPPLY) if not state.used[s] >> t & 1],
@@ -283,3 +336,20 @@ class Ny1901Engine:
             game_over=over,
             board_rows=list(board.rows),
         )
+
+
+class _Drawing:
+    """One board and what the engine derives from it, built once: its placement tables,
+    its move generator and the frozen pieces its views share."""
+
+    __slots__ = ("board", "geometry", "lot_views", "rules", "squares")
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.geometry = Geometry(board)
+        self.rules = Rules(self.geometry)
+        # mask -> its squares: board geometry, the same for every view (Ny1901Square is
+        # frozen, so views may share the instances). Bounded by lots + streets + placements.
+        self.squares: dict[int, tuple[Ny1901Square, ...]] = {}
+        # (lot, in play, owner, worker) -> its frozen view: at most lots x 2 x 5 x 2.
+        self.lot_views: dict[tuple[int, bool, int | None, bool], Ny1901LotView] = {}

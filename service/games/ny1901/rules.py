@@ -598,6 +598,10 @@ class Rules:
                                 f"another rotation or is out of range")
         placement = self.geometry.find(tile.shape, rotation, action.x, action.y)
         if placement is None:
+            footprint = self.geometry.footprint(tile.shape, rotation, action.x, action.y)
+            if footprint is not None and not footprint & ~self.board.lot_mask:
+                raise IllegalAction(BAD_PLACEMENT, "the tile lies on lots but no side of it "
+                                    "is along a street or park (NY-A6)")
             raise IllegalAction(BAD_PLACEMENT, "the tile must lie on lots and touch a street "
                                 "or park (NY-A6)")
         mask = placement.mask
@@ -704,7 +708,7 @@ class Rules:
                 continue
             for tile, _, placed in state.buildings[other]:
                 if placed & around and TILES[tile].level < data.GOLD:
-                    points += 1
+                    points += data.GOLD_PRESTIGE_POINTS
         return points
 
     def end_turn(self, state: State, events: list[Event]) -> None:

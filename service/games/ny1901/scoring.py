@@ -51,7 +51,7 @@ def challenge_points(state: State, board: Board) -> list[int]:
                      if TILES[tile].level == data.GOLD]
             districts = sum(
                 1 for district_mask in board.district_masks
-                if sum(1 for mask in golds if mask & district_mask) >= 2
+                if sum(1 for mask in golds if mask & district_mask) >= data.GOLD_TYCOON_MIN_GOLD
             )
             out.append(data.GOLD_TYCOON_POINTS * districts)
         return out
@@ -97,7 +97,8 @@ def breakdown(state: State, board: Board) -> list[list[ScoreLine]]:
             lines.append(ScoreLine(rule=f"challenge:{data.CHALLENGES[state.challenge]}",
                                    points=challenge[seat]))
         unused = len(data.ACTION_CARDS) - state.cards[seat].bit_count()
-        lines.append(ScoreLine(rule="unused_action_cards", points=unused))
+        lines.append(ScoreLine(rule="unused_action_cards",
+                               points=unused * data.UNUSED_ACTION_CARD_POINTS))
         out.append(lines)
     return out
 

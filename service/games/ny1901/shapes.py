@@ -139,6 +139,17 @@ class Geometry:
         pid = self.by_key.get((shape, rotation, x, y))
         return None if pid is None else self.placements[pid]
 
+    def footprint(self, shape: int, rotation: int, x: int, y: int) -> int | None:
+        """The squares of ``shape`` turned ``rotation`` times at ``(x, y)``, wherever they
+        lie (None: off the grid). For explaining a refusal; moves use ``find``."""
+        width, height = self.board.width, self.board.height
+        mask = 0
+        for cx, cy in rotate(data.SHAPES[SHAPE_NAMES[shape]], rotation):
+            if not (0 <= x + cx < width and 0 <= y + cy < height):
+                return None
+            mask |= 1 << ((y + cy) * width + x + cx)
+        return mask
+
     def placement_of(self, shape: int, mask: int) -> Placement:
         """The placement of ``shape`` covering exactly ``mask``."""
         low = (mask & -mask).bit_length() - 1

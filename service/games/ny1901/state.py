@@ -181,7 +181,20 @@ class DecodeError(ValueError):
     """Bytes that are not a serialized New York 1901 state."""
 
 
+def rules_version_of(blob: bytes) -> int:
+    """The rules version a serialized state was played under, read before anything else:
+    it picks the board (and so the geometry) the rest is decoded with."""
+    if not blob:
+        raise DecodeError("not a New York 1901 state: empty")
+    if blob[0] == VERSION:
+        return 1
+    if blob[0] == VERSION_RULES and blob[-1] >= 2:
+        return blob[-1]
+    raise DecodeError(f"not a New York 1901 state: unknown version {blob[0]}")
+
+
 def loads(blob: bytes, geometry: Geometry) -> State:
+    """Decode with the geometry of the state's own board (``rules_version_of`` tells which)."""
     try:
         return _loads(blob, geometry)
     except (IndexError, ValueError) as error:
