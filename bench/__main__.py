@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-BENCHES = ("ny1901", "ginkgopolis", "store", "bot_pool", "load")
+BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load")
 
 
 def main(argv: list[str]) -> int:
