@@ -4,7 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test lint typecheck schema bench clean install install-dev screenshots mutants
+.PHONY: run test lint typecheck schema bench clean install install-dev screenshots mutants \
+	translations
 
 $(VENV)/.ok-run: pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Skyline needs Python 3.11+"'
@@ -44,6 +45,12 @@ typecheck: $(VENV)/.ok-dev
 ## Rewrite openapi/openapi.json and schema.graphql from the code (commit the result).
 schema: $(VENV)/.ok-dev
 	$(VENV)/bin/skyline export-schema
+
+## Languages: extract the messages (service/i18n/locales/messages.pot), merge them into the
+## Czech and German catalogues (skyline.po), compile those (skyline.mo). Translate what is new
+## or fuzzy in the .po files, then run it again (tests/i18n fail until then).
+translations: $(VENV)/.ok-dev
+	$(PY) -m service.i18n.tool extract update compile
 
 ## A small mutation campaign (planted bugs the tests must catch; not part of `make test`).
 mutants: $(VENV)/.ok-dev

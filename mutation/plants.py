@@ -133,4 +133,77 @@ MUTANTS: tuple[Mutant, ...] = (
         "            seen.update(self.private[seat if seat is not None else 0])",
         HIDDEN,
     ),
+    Mutant(
+        "problem codes: createMatch lists a code it cannot answer (invalid_action)",
+        "service/api/problem_codes.py",
+        '"unknown_game", "bad_player_count", "bad_options", "bad_bots", "busy",',
+        '"unknown_game", "bad_player_count", "bad_options", "bad_bots", "busy", "invalid_action",',
+        ("tests/api/test_problem_codes.py",),
+    ),
+    Mutant(
+        "problem codes: a New York 1901 refusal code goes unpublished",
+        "service/games/ny1901/codes.py",
+        '    "lot_not_staffed": Refusal(("NY-A8",), "That lot holds none of your workers."),\n',
+        "",
+        ("tests/test_refusal_codes.py",),
+    ),
+    Mutant(
+        "problem codes: Problem.code becomes a closed enum",
+        "service/api/openapi.py",
+        '    code["x-extensible-enum"] = known\n',
+        '    code["x-extensible-enum"] = code["enum"] = known\n',
+        ("tests/api/test_problem_codes.py",),
+    ),
+    Mutant(
+        "docs: MatchState.bots answers any string, not the bot kinds",
+        "service/matches/models.py",
+        "    bots: dict[str, BotKind] = Field(",
+        "    bots: dict[str, str] = Field(",
+        ("tests/docs/test_schema_text.py",),
+    ),
+    Mutant(
+        "docs: a description carries reStructuredText",
+        "service/errors.py",
+        "machine-readable `code`.",
+        "machine-readable ``code``.",
+        ("tests/docs/test_schema_text.py",),
+    ),
+    Mutant(
+        "GraphQL: createMatch takes one game's typed options for another game",
+        "service/api/graphql/mutations.py",
+        "                    if named != game:",
+        "                    if named == NotImplemented:",
+        ("tests/graphql/test_options.py",),
+    ),
+    Mutant(
+        "docs: GraphQL `games` refuses a header that is not a bearer token",
+        "service/api/graphql/queries.py",
+        "            return [Game.from_model(g) for g in await info.context.service.catalogue()]",
+        "            info.context.credentials()\n"
+        "            return [Game.from_model(g) for g in await info.context.service.catalogue()]",
+        ("tests/docs/test_examples.py",),
+    ),
+    Mutant(
+        "i18n: an event's sentence is said from everything, not from what the caller sees",
+        "service/matches/views.py",
+        "        text = texts.event_text(game, event.kind, seen, names, lang)",
+        "        everything = {**event.public, **{k: v for p in event.private.values()\n"
+        "                                         for k, v in p.items()}}\n"
+        "        text = texts.event_text(game, event.kind, everything, names, lang)",
+        ("tests/i18n/test_texts.py",),
+    ),
+    Mutant(
+        "i18n: the ETag leaves the language out (a cache mixes languages)",
+        "service/api/languages.py",
+        "    return f'\"{opaque}\"' if lang == DEFAULT_LANGUAGE else f'\"{opaque};lang={lang}\"'",
+        "    return f'\"{opaque}\"'",
+        ("tests/i18n/test_http.py",),
+    ),
+    Mutant(
+        "i18n: Accept-Language is read in order, q-values ignored",
+        "service/i18n/negotiation.py",
+        "    return [tag for _, _, tag in sorted(weighted)]",
+        "    return [tag for _, _, tag in weighted]",
+        ("tests/i18n/test_negotiation.py",),
+    ),
 )

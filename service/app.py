@@ -18,11 +18,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from service.api.graphql import graphql_routes
+from service.api.languages import ContentLanguage, lang_of
 from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.rest import rest_routes
 from service.errors import ApiError
+from service.i18n import N_
 from service.matches import MatchService
 from service.metrics import Metrics
 from service.store import DEFAULT_DATA_DIR, MatchStore, SqliteStore
@@ -47,6 +49,9 @@ class Settings:
     ttl_finished: int | None = 7 * 24 * 3600
     ttl_idle: int | None = 30 * 24 * 3600
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    sse_max_seconds: float | None = None
+    """An event stream ends after this long (the client reconnects with ``Last-Event-ID``
+    and loses nothing); None: only when the match ends."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -65,9 +70,28 @@ def open_store(settings: Settings) -> MatchStore:
     )
 
 
+EXPOSED_HEADERS = (
+    "ETag", "Location", "Retry-After", "Content-Language", "X-Match-Version",
+    # Rate limits (IETF httpapi draft: RateLimit / RateLimit-Policy, and the older
+    # RateLimit-Limit / -Remaining / -Reset trio).
+    "RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
+"""Response headers browser code may read on a cross-origin answer."""
+
+
+def cors_methods(routes: list[BaseRoute]) -> list[str]:
+    """The methods the routes answer (a new DELETE or PATCH route is allowed as it
+    appears), and OPTIONS."""
+    methods = {"OPTIONS"}
+    for route in routes:
+        methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return problem_response(exc)
+    return problem_response(exc, lang_of(request))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -76,7 +100,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         exc.status_code, "malformed"
     )
     error = ApiError(exc.status_code, code, str(exc.detail), str(exc.detail))
-    response = problem_response(error)
+    response = problem_response(error, lang_of(request))
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
     return response
@@ -84,7 +108,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return problem_response(ApiError(500, "internal", "Internal error", "An unexpected error."))
+    # Sent by Starlette's outermost middleware: the language headers are set here.
+    lang = lang_of(request)
+    response = problem_response(
+        ApiError(500, "internal", N_("Internal error"), N_("An unexpected error.")), lang
+    )
+    response.headers["Content-Language"] = lang
+    response.headers["Vary"] = "Accept-Language"
+    return response
 
 
 def create_app(store: MatchStore | None = None, *, settings: Settings | None = None) -> Starlette:
@@ -138,15 +169,16 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
 
     middleware = [
         Middleware(RequestMetrics, metrics=metrics),
+        Middleware(ContentLanguage),  # Content-Language and Vary on every answer
         Middleware(
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_methods=cors_methods(routes),
             allow_headers=[
                 "Authorization", "Content-Type", "If-Match", "If-None-Match",
                 "Idempotency-Key", "Last-Event-ID",
             ],
-            expose_headers=["ETag", "Location", "Retry-After"],
+            expose_headers=list(EXPOSED_HEADERS),
             max_age=600,
         ),
         Middleware(BodyLimit, max_bytes=settings.max_body_bytes),

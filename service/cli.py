@@ -47,6 +47,13 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _seconds(value: str) -> float:
+    number = float(value)
+    if not number >= 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError("must be a non-negative number of seconds")
+    return number
+
+
 def _count(value: str) -> int:
     number = int(value)
     if number < 0:
@@ -78,6 +85,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         ttl_finished=args.ttl_finished,
         ttl_idle=args.ttl_idle,
         max_body_bytes=args.max_body_bytes,
+        sse_max_seconds=args.sse_max_seconds or None,
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
@@ -366,6 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-body-bytes", type=_positive_int,
         default=_env("MAX_BODY_BYTES", 64 * 1024, _positive_int),
         help="largest accepted request body (SKYLINE_MAX_BODY_BYTES)",
+    )
+    serve.add_argument(
+        "--sse-max-seconds", type=_seconds, default=_env("SSE_MAX_SECONDS", 0.0, _seconds),
+        help="end each event stream after this many seconds; clients reconnect with "
+        "Last-Event-ID and lose nothing (SKYLINE_SSE_MAX_SECONDS; 0, the default: streams "
+        "end only with the match)",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(

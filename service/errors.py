@@ -3,6 +3,10 @@
 Every refusal the service decides is an ``ApiError``; REST renders it as
 ``application/problem+json`` and GraphQL as a union result. Codes are part of the API: add
 new ones, never rename. Illegal moves carry the engine's own code.
+
+Titles and details are messages (``service.i18n``): English message ids with named
+placeholders (``T("The match is at version {version}.", version=7)``), rendered in the
+caller's language by the transport (``problem(lang)``); ``detail`` stays the English text.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from service.i18n import DEFAULT_LANGUAGE, N_, Lang, Text, render
+
 
 class Problem(BaseModel):
-    """RFC 9457 problem details, with a stable machine-readable ``code``."""
+    """RFC 9457 problem details, with a stable machine-readable `code`."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow"
@@ -27,64 +33,84 @@ class Problem(BaseModel):
     current_version: int | None = None
 
 
-# code -> (status, title); docs/api.md lists the same table.
+# code -> (status, title). docs/codes.md renders it with the operations that answer each
+# code (service/api/problem_codes.py); the games' refusal codes are listed beside it. Titles
+# are messages, translated like the details.
 CODES: dict[str, tuple[int, str]] = {
-    "malformed": (400, "Malformed request"),
-    "unauthorized": (401, "Missing or invalid token"),
-    "not_found": (404, "Not found"),
-    "match_not_found": (404, "Match not found"),
-    "method_not_allowed": (405, "Method not allowed"),
-    "not_your_turn": (409, "Not your turn"),
-    "match_finished": (409, "Match finished"),
-    "version_conflict": (409, "Version conflict"),
-    "idempotency_key_reused": (409, "Idempotency key reused"),
-    "rules_version_retired": (410, "Rules version retired"),
-    "precondition_failed": (412, "Precondition failed"),
-    "body_too_large": (413, "Request body too large"),
-    "unsupported_media_type": (415, "Unsupported media type"),
-    "unknown_game": (422, "Unknown game"),
-    "bad_options": (422, "Invalid options"),
-    "bad_player_count": (422, "Invalid player count"),
-    "bad_bots": (422, "Invalid bot seats"),
-    "invalid_action": (422, "Not a move of this game"),
-    "busy": (503, "Too much contention"),
-    "store_unavailable": (503, "Store unavailable"),
-    "rules_version_unavailable": (503, "Rules version unavailable"),
-    "internal": (500, "Internal error"),
+    "malformed": (400, N_("Malformed request")),
+    "unauthorized": (401, N_("Missing or invalid token")),
+    "not_found": (404, N_("Not found")),
+    "match_not_found": (404, N_("Match not found")),
+    "unknown_rules_version": (404, N_("Unknown rules version")),
+    "method_not_allowed": (405, N_("Method not allowed")),
+    "not_your_turn": (409, N_("Not your turn")),
+    "match_finished": (409, N_("Match finished")),
+    "version_conflict": (409, N_("Version conflict")),
+    "idempotency_key_reused": (409, N_("Idempotency key reused")),
+    "rules_version_retired": (410, N_("Rules version retired")),
+    "precondition_failed": (412, N_("Precondition failed")),
+    "body_too_large": (413, N_("Request body too large")),
+    "unsupported_media_type": (415, N_("Unsupported media type")),
+    "unknown_game": (422, N_("Unknown game")),
+    "bad_options": (422, N_("Invalid options")),
+    "bad_player_count": (422, N_("Invalid player count")),
+    "bad_bots": (422, N_("Invalid bot seats")),
+    "invalid_action": (422, N_("Not a move of this game")),
+    "bad_highlight": (422, N_("Invalid highlight")),
+    "no_picture": (422, N_("No picture")),
+    "busy": (503, N_("Too much contention")),
+    "store_unavailable": (503, N_("Store unavailable")),
+    "rules_version_unavailable": (503, N_("Rules version unavailable")),
+    "internal": (500, N_("Internal error")),
 }
 
 
 class ApiError(Exception):
     """An expected failure: HTTP ``status``, stable ``code``, human ``title``/``detail``.
 
-    ``extra`` adds problem members (``currentVersion``, ``errors``, ``retryAfter`` ...).
-    ``detail`` is shown to the caller: never put another seat's hidden information in it.
+    ``title`` and ``detail`` are messages: a ``Text`` (``T(...)`` with its values), or a
+    string taken as a message id without values (translated when the catalogues have it, as
+    every literal of ``ApiError.of`` is, else shown as it is). ``self.detail`` is the English
+    text. ``extra`` adds problem members (``currentVersion``, ``errors``, ``retryAfter`` ...).
+    The detail is shown to the caller: never put another seat's hidden information in it.
     """
 
-    def __init__(self, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
-        super().__init__(f"{status} {code}: {detail}")
+    def __init__(
+        self, status: int, code: str, title: str | Text, detail: str | Text, **extra: Any
+    ) -> None:
+        english = render(detail)
+        super().__init__(f"{status} {code}: {english}")
         self.status = status
         self.code = code
-        self.title = title
-        self.detail = detail
+        self.title = render(title)
+        self.detail = english
+        self.messages = (title, detail)
         self.extra = extra
 
     @classmethod
-    def of(cls, code: str, detail: str, **extra: Any) -> ApiError:
+    def of(cls, code: str, detail: str | Text, **extra: Any) -> ApiError:
         """An error whose status and title come from the ``CODES`` table."""
         status, title = CODES[code]
         return cls(status, code, title, detail, **extra)
 
-    def problem(self) -> Problem:
+    def title_in(self, lang: Lang) -> str:
+        return render(self.messages[0], lang)
+
+    def detail_in(self, lang: Lang) -> str:
+        """The detail in ``lang`` (``detail`` is the English one)."""
+        return render(self.messages[1], lang)
+
+    def problem(self, lang: Lang = DEFAULT_LANGUAGE) -> Problem:
         # A type URI per code: RFC 9457 reserves "about:blank" for problems that say no more
         # than the HTTP status phrase, and ours do.
         return Problem(
-            type=f"urn:skyline:problem:{self.code}", title=self.title, status=self.status,
-            detail=self.detail, code=self.code, **self.extra,
+            type=f"urn:skyline:problem:{self.code}", title=self.title_in(lang),
+            status=self.status, detail=self.detail_in(lang), code=self.code, **self.extra,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = self.problem().model_dump(
+    def to_json(self, lang: Lang = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """The problem document, its title and detail in ``lang``."""
+        body: dict[str, Any] = self.problem(lang).model_dump(
             mode="json", by_alias=True, exclude_none=True
         )
         return body

@@ -8,15 +8,18 @@ import time
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.errors import ApiError
+from service.i18n import T
 from service.metrics import Metrics
+
+from .languages import lang_of_scope
 
 
 class _TooLarge(Exception):
     pass
 
 
-async def _send_problem(send: Send, error: ApiError) -> None:
-    body = json.dumps(error.to_json()).encode()
+async def _send_problem(send: Send, error: ApiError, scope: Scope | None = None) -> None:
+    body = json.dumps(error.to_json(lang_of_scope(scope) if scope else "en")).encode()
     await send({
         "type": "http.response.start",
         "status": error.status,
@@ -42,7 +45,8 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         error = ApiError.of(
-            "body_too_large", f"Request bodies are limited to {self.max_bytes} bytes."
+            "body_too_large",
+            T("Request bodies are limited to {limit} bytes.", limit=self.max_bytes),
         )
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -51,7 +55,7 @@ class BodyLimit:
                 except ValueError:
                     declared = 0
                 if declared > self.max_bytes:
-                    await _send_problem(send, error)
+                    await _send_problem(send, error, scope)
                     return
         received = 0
         started = False
@@ -76,7 +80,7 @@ class BodyLimit:
         except _TooLarge:
             if started:
                 raise
-            await _send_problem(send, error)
+            await _send_problem(send, error, scope)
 
 
 class RequestMetrics:

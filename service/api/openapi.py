@@ -8,12 +8,15 @@ the schema admits is one the server accepts (except moves the rules refuse at th
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import models_json_schema
 
 from service import games
+from service.api import problem_codes
+from service.catalogue import catalogue_models
 from service.errors import CODES, Problem
 from service.games.base import Engine
 from service.matches.models import (
@@ -113,14 +116,24 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "LegalMoves", __base__=LegalMoves,
         moves=(list[action], Field(description="Every legal move, postable as `action`.")),
     )
+    # Events: the union of each game's typed events, then UnknownEvent (an open list).
+    from service.games.events import any_event
+
+    event: Any = any_event("EventOut", engines)
     entry: Any = create_model(
         "LogEntryOut", __base__=LogEntryOut,
         action=(action | None, Field(description="The action, only for the caller's own moves.")),
+        events=(list[event], Field(description="What the move caused, as the caller may see "
+                                   "it (docs/events.md).")),
     )
     page: Any = create_model("LogPage", __base__=LogPage, entries=(list[entry], ...))
     act_response = create_model(
         "ActResponse", __base__=ActResponse,
-        state=(state, Field(description="The caller's view (after any bot moves).")),
+        state=(state, Field(description="The caller's view right after the caller's move, "
+                            "before any bot moves it lets come (those follow as new "
+                            "versions).")),
+        events=(list[event], Field(description="What the caller's move caused, as the caller "
+                                   "may see it (docs/events.md).")),
     )
     act_request = create_model(
         "ActRequest", __base__=ActRequest,
@@ -153,6 +166,7 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "HandSeatRequest": (hand_request, "validation"),
         "LogPage": (page, "serialization"),
         "Problem": (Problem, "serialization"),
+        **{m.__name__: (m, "serialization") for m in catalogue_models()},
     }
 
 
@@ -193,20 +207,53 @@ def _json(schema_ref: str, description: str = "", *, media: str = "application/j
     return response
 
 
-def _problems(*statuses: int) -> dict[str, Any]:
+def _problems(*statuses: int, operation: str | None = None) -> dict[str, Any]:
+    """The problem responses of an operation: per status, the codes it can answer
+    (``problem_codes.OPERATION_CODES``), in the description and as ``x-problem-codes``; on
+    an operation that asks the rules, 422 adds the games' ``x-refusal-codes``.
+
+    ``operation``: its statuses come from its codes (``statuses`` then adds more); without
+    it, each status lists every service code of that status."""
     out: dict[str, Any] = {}
+    if operation is not None:
+        statuses = tuple(sorted({*problem_codes.statuses_for(operation), *statuses}))
     for status in statuses:
-        codes = sorted(code for code, (s, _) in CODES.items() if s == status)
+        if operation is not None:
+            codes = problem_codes.codes_for(operation, status)
+        else:
+            codes = [code for code, (s, _) in CODES.items() if s == status]
         description = "Problem: " + ", ".join(f"`{c}`" for c in codes) if codes else "Problem"
-        if status == 422:
-            description += "; or the engine's code of an illegal move"
+        refuses = status == 422 and (
+            operation is None or operation in problem_codes.REFUSING_OPERATIONS
+        )
+        if refuses:
+            description += (
+                "; or the rules refuse the move: the game's refusal code (`x-refusal-codes`, "
+                "docs/codes.md)"
+            )
+        description += ". Tolerate codes not listed here (docs/api.md)."
         response = _json("Problem", description, media=PROBLEM)
         if status == 503:
             response["headers"] = {
                 "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
             }
+        response["x-problem-codes"] = codes
+        if refuses:
+            response["x-refusal-codes"] = problem_codes.refusal_extension()
         out[str(status)] = response
     return out
+
+
+def _problem_schema(schemas: dict[str, Any]) -> None:
+    """``Problem.code``: a string (never an ``enum``: a new code must not break a generated
+    client), its known values in the description and in ``x-extensible-enum``."""
+    code = schemas["Problem"]["properties"]["code"]
+    known = problem_codes.known_codes()
+    code["description"] = (
+        "Stable, machine-readable; branch on it. Known values (more may be added: tolerate "
+        "unknown ones; docs/codes.md): " + ", ".join(f"`{c}`" for c in known) + "."
+    )
+    code["x-extensible-enum"] = known
 
 
 MATCH_ID_PARAM = {
@@ -218,51 +265,57 @@ MATCH_ID_PARAM = {
 }
 ETAG = {"ETag": {"description": 'The match version, quoted ("7").', "required": True,
                  "schema": {"type": "string"}}}
-# Seat tokens travel as an explicit `Authorization` header parameter rather than a security
-# scheme: reads accept no token (spectator), and the stateful tests' links must be able to
-# carry the token from the create response into later requests (a link-supplied credential
-# is not recognised as one by schemathesis' auth checks).
-AUTH_PARAM = {
-    "name": "Authorization",
-    "in": "header",
-    "required": False,
-    "description": "`Bearer <seat token>`; omitted: a spectator (reads only).",
-    "schema": {"type": "string"},
+SEAT_TOKEN = "seatToken"
+SECURITY_SCHEMES = {
+    SEAT_TOKEN: {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "opaque",
+        "description": "A seat token from `POST /v1/matches` (`seats[].token`, shown once), "
+        "sent as `Authorization: Bearer <token>`. It grants one seat of one match. Reads "
+        "accept no token (a spectator's view); a header that is not `Bearer <token>`, or a "
+        "token that is no seat of the match, is 401 `unauthorized`.",
+    },
 }
-ACT_AUTH_PARAM = {**AUTH_PARAM, "required": True, "description": "`Bearer <seat token>`."}
-AUTH_FROM_CREATE = "Bearer {$response.body#/seats/0/token}"
+READ_SECURITY: list[dict[str, list[str]]] = [{}, {SEAT_TOKEN: []}]
+"""A read: a spectator without credentials, or a seat with its token."""
+WRITE_SECURITY: list[dict[str, list[str]]] = [{SEAT_TOKEN: []}]
+PUBLIC: list[dict[str, list[str]]] = []
+"""No credentials (and none looked at)."""
 
 
 def _links_from_create() -> dict[str, Any]:
-    params = {"path.matchId": "$response.body#/matchId", "header.Authorization": AUTH_FROM_CREATE}
+    # The seat token is a credential (a security scheme), not a parameter a link could
+    # carry: clients and the stateful tests bring the token of the created match themselves.
+    params = {"path.matchId": "$response.body#/matchId"}
     return {
         name: {"operationId": op, "parameters": params}
         for name, op in [
             ("GetMatch", "getMatch"), ("GetLegalMoves", "getLegalMoves"),
-            ("Act", "act"), ("GetLog", "getLog"),
+            ("Act", "act"), ("GetLog", "getLog"), ("StreamEvents", "streamEvents"),
         ]
     }
 
 
-def _links_same_seat(*targets: str) -> dict[str, Any]:
-    params = {
-        "path.matchId": "$request.path.matchId",
-        "header.Authorization": "$request.header.Authorization",
-    }
+def _links_same_match(*targets: str) -> dict[str, Any]:
+    params = {"path.matchId": "$request.path.matchId"}
     return {
         target[0].upper() + target[1:]: {"operationId": target, "parameters": params}
         for target in targets
     }
 
 
+def _if_none_match(description: str = "A previous ETag: 304 while the version is unchanged."
+                   ) -> dict[str, Any]:
+    return {"name": "If-None-Match", "in": "header", "required": False,
+            "description": description, "schema": {"type": "string"}}
+
+
 def _paths() -> dict[str, Any]:
     act_link = {
         "PlayALegalMove": {
             "operationId": "act",
-            "parameters": {
-                "path.matchId": "$request.path.matchId",
-                "header.Authorization": "$request.header.Authorization",
-            },
+            "parameters": {"path.matchId": "$request.path.matchId"},
             "requestBody": {"action": "$response.body#/moves/0",
                             "expectedVersion": "$response.body#/version"},
         }
@@ -270,13 +323,16 @@ def _paths() -> dict[str, Any]:
     return {
         "/v1/games": {"get": {
             "operationId": "listGames", "summary": "The catalogue of games.", "tags": ["games"],
+            "security": PUBLIC,
             "responses": {"200": {"description": "Every hosted game.", "content": {
                 "application/json": {"schema": {"type": "array", "items": {
                     "$ref": "#/components/schemas/GameInfo"}}}}}},
         }},
         "/v1/matches": {"post": {
             "operationId": "createMatch", "summary": "Create a match.", "tags": ["matches"],
-            "description": "Returns one secret bearer token per human seat, shown only once.",
+            "description": "Returns one secret bearer token per human seat, shown only once "
+            "(the `seatToken` credential of the other operations).",
+            "security": PUBLIC,
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/CreateMatchRequest"}}}},
             "responses": {
@@ -284,39 +340,46 @@ def _paths() -> dict[str, Any]:
                     "Location": {"description": "The match URL.", "required": True,
                                  "schema": {"type": "string"}}},
                     links=_links_from_create()),
-                **_problems(400, 413, 415, 422, 503),
+                **_problems(operation="createMatch"),
             },
         }},
         "/v1/matches/{matchId}": {"get": {
             "operationId": "getMatch", "summary": "The match as the caller may see it.",
             "tags": ["matches"],
             "description": "Without a token: the spectator's view.",
-            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
-                "name": "If-None-Match", "in": "header", "required": False,
-                "description": "A previous ETag: 304 while the version is unchanged.",
-                "schema": {"type": "string"}}],
+            "security": READ_SECURITY,
+            "parameters": [MATCH_ID_PARAM, _if_none_match()],
             "responses": {
                 "200": _json("MatchState", "The caller's state.", headers=ETAG,
-                             links=_links_same_seat("getLegalMoves", "getLog")),
+                             links=_links_same_match("getLegalMoves", "getLog")),
                 "304": {"description": "Not modified.", "headers": ETAG},
-                **_problems(401, 404, 410, 503),
+                **_problems(operation="getMatch"),
             },
         }},
         "/v1/matches/{matchId}/legal-moves": {"get": {
             "operationId": "getLegalMoves", "summary": "The caller's legal moves now.",
             "tags": ["matches"],
-            "description": "A spectator (no token) has no moves.",
-            "parameters": [MATCH_ID_PARAM, AUTH_PARAM],
+            "description": "A spectator (no token) has no moves. The ETag is the version: "
+            "send it back as `If-None-Match` for a 304 while nothing has moved.",
+            "security": READ_SECURITY,
+            "parameters": [MATCH_ID_PARAM, _if_none_match()],
             "responses": {
                 "200": _json("LegalMoves", "Legal moves.", headers=ETAG, links=act_link),
-                **_problems(401, 404, 410, 503),
+                "304": {"description": "Not modified.", "headers": ETAG},
+                **_problems(operation="getLegalMoves"),
             },
         }},
         "/v1/matches/{matchId}/actions": {"post": {
             "operationId": "act", "summary": "Play a move.", "tags": ["matches"],
-            "parameters": [MATCH_ID_PARAM, ACT_AUTH_PARAM, {
+            "security": WRITE_SECURITY,
+            "parameters": [MATCH_ID_PARAM, {
                 "name": "If-Match", "in": "header", "required": False,
-                "description": "Pin the version (an ETag): 412 when the match moved on.",
+                "description": "Pin the version: `*` or ETags as received (`\"7\"`, quoted). "
+                "Compared strongly: a weak tag (`W/\"7\"`) never matches (412), and an "
+                "unquoted value is malformed (400). 412 when the match moved on.",
+                # No `pattern`: the syntax is HTTP's (RFC 9110 8.8.3), which tools know by
+                # the header's name (schemathesis cannot generate a header value matching a
+                # pattern that needs `"`, and would send a wrong one as a valid one).
                 "schema": {"type": "string"}}, {
                 "name": "Idempotency-Key", "in": "header", "required": False,
                 "description": "A retry with the same key returns the first result.",
@@ -325,8 +388,8 @@ def _paths() -> dict[str, Any]:
                 "schema": {"$ref": "#/components/schemas/ActRequest"}}}},
             "responses": {
                 "200": _json("ActResponse", "Applied.", headers=ETAG,
-                             links=_links_same_seat("getMatch", "getLegalMoves", "getLog")),
-                **_problems(400, 401, 404, 410, 409, 412, 413, 415, 422, 503),
+                             links=_links_same_match("getMatch", "getLegalMoves", "getLog")),
+                **_problems(operation="act"),
             },
         }},
         "/v1/matches/{matchId}/seats/{seat}/bot": {"post": {
@@ -335,59 +398,70 @@ def _paths() -> dict[str, Any]:
             "description": "Authorized by that seat's token, which stops working: from now on "
             "the bot worker plays the seat. Answers the match as a spectator sees it. The "
             "hand-over is a version of its own (a log entry with `seat: null`).",
+            "security": WRITE_SECURITY,
             "parameters": [MATCH_ID_PARAM, {
                 "name": "seat", "in": "path", "required": True, "description": "Your seat.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}, ACT_AUTH_PARAM],
+                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/HandSeatRequest"}}}},
             "responses": {
                 "200": _json("MatchState", "Handed over.", headers=ETAG),
-                **_problems(400, 401, 404, 410, 409, 413, 415, 422, 503),
+                **_problems(operation="handSeatToBot"),
             },
         }},
         "/v1/matches/{matchId}/log": {"get": {
             "operationId": "getLog", "summary": "Versions after `after`, as the caller may see "
             "them.", "tags": ["matches"],
-            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
+            "security": READ_SECURITY,
+            "parameters": [MATCH_ID_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}],
             "responses": {"200": _json("LogPage", "Log entries."),
-                          **_problems(400, 401, 404, 410, 503)},
+                          **_problems(operation="getLog")},
         }},
         "/v1/matches/{matchId}/events": {"get": {
             "operationId": "streamEvents", "tags": ["matches"],
             "summary": "Server-Sent Events: the caller's state at each new version.",
-            "description": "Each event: `event: state`, `id: <version>`, `data: <MatchState "
-            "JSON>`. A fresh stream starts with the current state; `Last-Event-ID` (or "
-            "`?after=`) replays every later version first. The stream ends after the final "
-            "state; 204 when nothing can follow.",
-            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
+            "description": "Each event (`MatchStateEvent`, the schema of one event): `event: "
+            "state`, `id: <version>`, `data: <MatchState JSON>`. A fresh stream starts with "
+            "the current state; `Last-Event-ID` (or `?after=`) replays every later version "
+            "first. The stream ends after the final state (and, on a server started with "
+            "`--sse-max-seconds`, after that long: reconnect with `Last-Event-ID`, nothing is "
+            "lost); 204 when nothing can follow.",
+            "security": READ_SECURITY,
+            "parameters": [MATCH_ID_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}, {
                 "name": "Last-Event-ID", "in": "header", "required": False,
                 "schema": {"type": "string", "pattern": r"^[0-9]{0,15}$"}}],
             "responses": {
-                "200": {"description": "An event stream.",
-                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                "200": {"description": "An event stream; its schema is that of one event "
+                        "(OpenAPI 3.2's `itemSchema`).",
+                        "content": {"text/event-stream": {"schema": {
+                            "$ref": "#/components/schemas/MatchStateEvent"}}}},
                 "204": {"description": "The match is finished and the caller has seen it all."},
-                **_problems(400, 401, 404, 410, 503),
+                **_problems(operation="streamEvents"),
             },
         }},
         **_board_svg_path(),
+        **_catalogue_path(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
+            "security": PUBLIC,
             "responses": {"200": {"description": "Alive.", "content": {"application/json": {
                 "schema": {"type": "object", "properties": {"status": {"type": "string"}},
                            "required": ["status"]}}}}},
         }},
         "/readyz": {"get": {
             "operationId": "readyz", "summary": "Readiness: the store answers.", "tags": ["ops"],
+            "security": PUBLIC,
             "responses": {"200": {"description": "Ready.", "content": {"application/json": {
                 "schema": {"type": "object", "properties": {"status": {"type": "string"}},
-                           "required": ["status"]}}}}, **_problems(503)},
+                           "required": ["status"]}}}}, **_problems(operation="readyz")},
         }},
         "/metrics": {"get": {
             "operationId": "metrics", "summary": "Prometheus metrics.", "tags": ["ops"],
+            "security": PUBLIC,
             "responses": {"200": {"description": "Prometheus text format.", "content": {
                 "text/plain": {"schema": {"type": "string"}}}}},
         }},
@@ -404,6 +478,9 @@ def build_openapi() -> dict[str, Any]:
     schemas["CreateMatchRequest"] = wrapper["properties"]["body"]
     schemas["CreateMatchRequest"]["title"] = "CreateMatchRequest"
     _require_discriminators(schemas, schemas)
+    _problem_schema(schemas)
+    _optional_without_default(schemas)
+    schemas[STATE_EVENT] = _state_event_schema()
     return {
         "openapi": "3.1.0",
         "info": {
@@ -413,10 +490,141 @@ def build_openapi() -> dict[str, Any]:
             "RFC 9457 problem details with a stable `code`. See docs/api.md.",
         },
         "servers": [{"url": "/"}],
-        "paths": _paths(),
+        "paths": _declare_languages(_declare_public(_paths())),
         "components": {
             "schemas": schemas,
+            "securitySchemes": SECURITY_SCHEMES,
         },
+    }
+
+
+def _declare_public(paths: dict[str, Any]) -> dict[str, Any]:
+    """An operation that never answers 401 looks at no credential: it says so
+    (``security: []``). Every other one declares its own (``READ_SECURITY`` or
+    ``WRITE_SECURITY``; ``tests/api/test_openapi_contract.py`` checks)."""
+    for item in paths.values():
+        for operation in item.values():
+            if "security" not in operation and "401" not in operation.get("responses", {}):
+                operation["security"] = PUBLIC
+    return paths
+
+
+LANGUAGE_PARAMETERS: list[dict[str, Any]] = [
+    {"name": "lang", "in": "query", "required": False,
+     "description": "The language of texts and problem messages: `en`, `cs` or `de` (a "
+     "regional tag counts as its language; anything else is English). Wins over "
+     "Accept-Language. docs/api.md, Languages.",
+     "schema": {"type": "string", "examples": ["en", "cs", "de"]}},
+    {"name": "Accept-Language", "in": "header", "required": False,
+     "description": "The languages the caller reads, with q-values (RFC 9110): the best of "
+     "en, cs, de is answered, English when none fits.",
+     "schema": {"type": "string", "examples": ["cs-CZ, cs;q=0.9, en;q=0.5"]}},
+]
+LANGUAGE_HEADERS: dict[str, Any] = {
+    "Content-Language": {
+        "description": "The language of the answer's texts and messages (en, cs, de).",
+        "required": True, "schema": {"type": "string", "enum": ["en", "cs", "de"]}},
+    "Vary": {
+        "description": "Names Accept-Language (and, for an answer per seat, the credentials "
+        "header).",
+        "required": True, "schema": {"type": "string"}},
+}
+
+
+def _declare_languages(paths: dict[str, Any]) -> dict[str, Any]:
+    """Every operation takes ``lang`` and ``Accept-Language`` and every answer says its
+    language (``Content-Language``, ``Vary``); ``service/api/languages.py``."""
+    for item in paths.values():
+        for operation in item.values():
+            parameters = operation.setdefault("parameters", [])
+            names = {(p.get("name"), p.get("in")) for p in parameters}
+            parameters += [p for p in LANGUAGE_PARAMETERS
+                           if (p["name"], p["in"]) not in names]
+            for response in operation.get("responses", {}).values():
+                response["headers"] = {**response.get("headers", {}), **LANGUAGE_HEADERS}
+    return paths
+
+
+REQUEST_BODIES = ("CreateMatchRequest", "ActRequest", "HandSeatRequest")
+STATE_EVENT = "MatchStateEvent"
+
+
+def _optional_without_default(schemas: dict[str, Any]) -> None:
+    """An optional property of a request body is published without ``default``.
+
+    Generators read a ``default`` as "always present": openapi-typescript 7 types such a
+    property as required (``options: Ny1901Options | null``), so a body that leaves it out --
+    as the docs' own examples do -- would not type-check. The server applies the default;
+    the description states it (when it is not null).
+    """
+    names: set[str] = set()
+    todo = [*REQUEST_BODIES]
+    while todo:
+        name = todo.pop()
+        if name in names or name not in schemas:
+            continue
+        names.add(name)
+        todo += [ref.rsplit("/", 1)[-1] for ref in _refs_in(schemas[name])]
+    for name in sorted(names):
+        _drop_optional_defaults(schemas[name])
+
+
+def _refs_in(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return found + [ref for value in node.values() for ref in _refs_in(value)]
+    if isinstance(node, list):
+        return [ref for value in node for ref in _refs_in(value)]
+    return []
+
+
+def _drop_optional_defaults(node: Any) -> None:
+    if isinstance(node, list):
+        for value in node:
+            _drop_optional_defaults(value)
+        return
+    if not isinstance(node, dict):
+        return
+    required = set(node.get("required", ()))
+    for name, prop in node.get("properties", {}).items():
+        if isinstance(prop, dict) and name not in required and "default" in prop:
+            default = prop.pop("default")
+            if default is not None:
+                text = f"Default: `{json.dumps(default)}`."
+                prop["description"] = f"{prop['description']} {text}" if prop.get(
+                    "description") else text
+    for key, value in node.items():
+        if key != "properties":
+            _drop_optional_defaults(value)
+    for prop in node.get("properties", {}).values():
+        _drop_optional_defaults(prop)
+
+
+def _state_event_schema() -> dict[str, Any]:
+    """One event of ``GET /v1/matches/{id}/events``, as an SSE parser sees it (the fields
+    of the event; ``data`` is JSON text whose schema is ``contentSchema``)."""
+    return {
+        "title": STATE_EVENT,
+        "type": "object",
+        "description": "One Server-Sent Event of a match's stream: the caller's state at one "
+        "version. (Comment lines -- `: ping` -- carry no event.)",
+        "properties": {
+            "event": {"const": "state", "description": "The event name."},
+            "id": {"type": "string", "pattern": "^[0-9]+$",
+                   "description": "The version; send the last one seen as `Last-Event-ID` "
+                   "to resume."},
+            "data": {
+                "type": "string",
+                "description": "The caller's `MatchState` as JSON text (the same document "
+                "as `GET /v1/matches/{matchId}`).",
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": "#/components/schemas/MatchState"},
+            },
+            "retry": {"type": "integer", "minimum": 0,
+                      "description": "Reconnection delay in milliseconds, when the server "
+                      "suggests one."},
+        },
+        "required": ["event", "id", "data"],
     }
 
 
@@ -430,13 +638,12 @@ def _board_svg_path() -> dict[str, Any]:
             "`highlight` draws the caller's legal move of that index (as listed by "
             "legal-moves at the same version) distinctly; out of range: 422 "
             "`bad_highlight`.",
-            "parameters": [MATCH_ID_PARAM, AUTH_PARAM, {
+            "security": READ_SECURITY,
+            "parameters": [MATCH_ID_PARAM, {
                 "name": "highlight", "in": "query", "required": False,
                 "description": "Index of one of the caller's legal moves.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}}, {
-                "name": "If-None-Match", "in": "header", "required": False,
-                "description": "A previous ETag: 304 while unchanged.",
-                "schema": {"type": "string"}}],
+                "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}},
+                _if_none_match("A previous ETag: 304 while unchanged.")],
             "responses": {
                 "200": {
                     "description": "The SVG document.",
@@ -446,7 +653,59 @@ def _board_svg_path() -> dict[str, Any]:
                     "content": {SVG_MEDIA_TYPE: {"schema": {"type": "string"}}},
                 },
                 "304": {"description": "Not modified."},
-                **_problems(400, 401, 404, 410, 422, 503),
+                **_problems(operation="getBoardSvg"),
+            },
+        }},
+    }
+
+
+def _catalogue_path() -> dict[str, Any]:
+    """The path item of ``GET /v1/games/{gameId}``: a game's component catalogue."""
+    models = catalogue_models()
+    refs = [{"$ref": REF.format(model=m.__name__)} for m in models]
+    tags = {m.model_fields["game"].default: REF.format(model=m.__name__) for m in models}
+    schema: dict[str, Any] = (
+        {"oneOf": refs, "discriminator": {"propertyName": "game", "mapping": tags}}
+        if refs else {"type": "object"}
+    )
+    cache = {"Cache-Control": {
+        "description": "`public, max-age=31536000, immutable` with `rulesVersion`; "
+        "`public, max-age=300` without.", "required": True, "schema": {"type": "string"}}}
+    etag = {"ETag": {"description": "A hash of the document, quoted: equal documents, equal "
+                     "tags.", "required": True, "schema": {"type": "string"}}}
+    return {
+        "/v1/games/{gameId}": {"get": {
+            "operationId": "getGame", "tags": ["games"],
+            "summary": "A game's component catalogue: board, tiles, cards and their texts.",
+            "description": "Everything a client draws or explains, for one rules version; "
+            "every id is the one views, moves, events and results use. With `rulesVersion` "
+            "(a match's `rulesVersion`) the document never changes: cache it for good. "
+            "Without it: the current rules version (`Content-Location` names its versioned "
+            "URL), cacheable for 5 minutes. `If-None-Match` with the `ETag`: 304. A game "
+            "that is not hosted: 404 `not_found`; a version the game lacks: 404 "
+            "`unknown_rules_version`; a `rulesVersion` that is no positive integer: 400 "
+            "`malformed`.",
+            "security": PUBLIC,
+            "parameters": [{
+                "name": "gameId", "in": "path", "required": True,
+                "description": "A game id from GET /v1/games.",
+                "schema": {"type": "string", "minLength": 1, "maxLength": 64,
+                           "examples": sorted(tags)}}, {
+                "name": "rulesVersion", "in": "query", "required": False,
+                "description": "One of the game's rulesVersions (GET /v1/games); omitted: "
+                "the current one.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 999_999_999}},
+                _if_none_match("A previous ETag: 304 while the document is the same.")],
+            "responses": {
+                "200": {
+                    "description": "The catalogue: one schema per game (tag `game`).",
+                    "headers": {**etag, **cache, "Content-Location": {
+                        "description": "Without rulesVersion: the versioned URL of the "
+                        "document.", "schema": {"type": "string"}}},
+                    "content": {"application/json": {"schema": schema}},
+                },
+                "304": {"description": "Not modified.", "headers": {**etag, **cache}},
+                **_problems(operation="getGame"),
             },
         }},
     }

@@ -47,6 +47,12 @@ def _absent_unless_set(schema: dict[str, Any]) -> None:
             schema.update(rest[0])
 
 
+def _no_default(schema: dict[str, Any]) -> None:
+    # ``text`` defaults to "" for the engines' tests (they validate {kind, data}); answers
+    # always carry it, so the published schema has no default (it is required).
+    schema.pop("default", None)
+
+
 EVENT_CONFIG = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_open_object)
 
 
@@ -62,10 +68,20 @@ class EventData(EventPart):
     kind: ClassVar[str] = ""
 
 
-class EventEnvelope(BaseModel):
-    """Base of the generated envelopes ``{kind, data}``."""
+TEXT_DESCRIPTION = (
+    "The event in one or a few sentences, in the response's language (Content-Language), "
+    "said from what the caller may see: the same facts as data, never more."
+)
 
-    model_config = EVENT_CONFIG
+
+class EventEnvelope(BaseModel):
+    """Base of the generated envelopes ``{kind, data, text}``. ``text`` is the service's
+    sentence (``service.texts``; engines report data only): required in answers."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, json_schema_extra=_open_object,
+        json_schema_serialization_defaults_required=True,
+    )
 
 
 def sometimes(description: str) -> Any:
@@ -82,6 +98,7 @@ class UnknownEvent(BaseModel):
     model_config = ConfigDict(frozen=True)
     kind: str = Field(description="The event kind (lower_snake_case).")
     data: dict[str, Any] = Field(description="The event's fields as the caller may see them.")
+    text: str = Field(description=TEXT_DESCRIPTION)
 
 
 def _pascal(kind: str) -> str:
@@ -109,6 +126,8 @@ def event_union(
                 __doc__=data.__doc__,
                 kind=(tag, Field(description=f"The event kind: {kind}.")),
                 data=(data, Field(description="The event's fields as the caller may see them.")),
+                text=(str, Field(default="", description=TEXT_DESCRIPTION,
+                                 json_schema_extra=_no_default)),
             )
         )
     kinds = sorted(seen)

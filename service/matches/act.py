@@ -17,6 +17,7 @@ from typing import Any
 from service.errors import ApiError
 from service.games import get as get_engine
 from service.games.base import JSON, Engine, dump_action
+from service.i18n import DEFAULT_LANGUAGE, Lang, T
 
 from .due import DueSignals
 from .models import ActResponse, EventOut
@@ -53,6 +54,7 @@ class Acting:
         *,
         if_match: int | None = None,
         game: str | None = None,
+        lang: Lang = DEFAULT_LANGUAGE,
     ) -> ActResponse:
         """Apply one move for the token's seat and store it as the next version.
 
@@ -62,7 +64,7 @@ class Acting:
         result (its version and events, the current state) instead of acting again.
         ``game``: the game the caller typed the move for (GraphQL's per-game inputs); a
         match of another game is 422 ``malformed`` -- checked on the record ``act`` loads
-        anyway, so that costs no extra read.
+        anyway, so that costs no extra read. ``lang``: the language of the events' sentences.
         """
         if token is None:
             raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
@@ -76,13 +78,13 @@ class Acting:
             if game is not None and record.game != game:
                 raise ApiError.of(
                     "malformed",
-                    f"This match plays {record.game}; send the move as `{record.game}`.",
+                    T("This match plays {game}; send the move as `{game}`.", game=record.game),
                 )
             engine = get_engine(record.game)
             key = _digest(str(seat), idempotency_key) if idempotency_key is not None else None
             action_digest = _digest(json.dumps(action, sort_keys=True, default=str))
             if key is not None and (first := record.recall(key)) is not None:
-                return await self._replayed(match_id, engine, seat, first, action_digest)
+                return await self._replayed(match_id, engine, seat, first, action_digest, lang)
             # The move's shape depends only on the game: refuse a malformed one whatever the
             # version, then check the pin, then ask the rules.
             parsed = parse_action(engine, action)
@@ -96,11 +98,12 @@ class Acting:
             if await storage.write(match_id, version, new_record, entry):
                 storage.metrics.action(engine.id, record.rules_version)
                 await self.due.signal_if_due(match_id, engine, new_record, new_state)
+                after = state_of(match_id, version + 1, engine, new_state, seat, new_record)
                 return ActResponse(
                     match_id=match_id,
                     version=version + 1,
-                    events=events_for(seat, events),
-                    state=state_of(match_id, version + 1, engine, new_state, seat, new_record),
+                    events=events_for(seat, events, engine.id, lang=lang, view=after.view),
+                    state=after,
                 )
             storage.metrics.cas_conflict()
             if expected_version is not None or if_match is not None:
@@ -110,7 +113,7 @@ class Acting:
 
     async def _replayed(
         self, match_id: str, engine: Engine[Any], seat: int, first: IdempotentResult,
-        action_digest: str,
+        action_digest: str, lang: Lang,
     ) -> ActResponse:
         """The answer to a retried Idempotency-Key: the first result's version and events,
         and the current state."""
@@ -122,7 +125,7 @@ class Acting:
         version, record = await self.storage.load(match_id)
         _, moves = await replay(self.storage, match_id, engine, record, first.version)
         events: list[EventOut] = []
-        if moves and moves[-1][0] == first.version:
-            events = events_for(seat, moves[-1][2])
         state = state_of(match_id, version, engine, engine.loads(record.state), seat, record)
+        if moves and moves[-1][0] == first.version:
+            events = events_for(seat, moves[-1][2], engine.id, lang=lang, view=state.view)
         return ActResponse(match_id=match_id, version=first.version, events=events, state=state)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.errors import ApiError
+from service.i18n import T
 from service.pictures import render_view, supported
 
 from .service import MatchService
@@ -41,8 +42,8 @@ async def board_svg(
     for _ in range(MAX_CONSISTENT_READS):
         state = await service.get_state(match_id, token)
         if not supported(state.game):
-            raise ApiError(
-                422, "no_picture", "No picture", f"No board picture for game {state.game!r}."
+            raise ApiError.of(
+                "no_picture", T("No board picture for game {game}.", game=repr(state.game))
             )
         move: Any = None
         if highlight is not None:
@@ -50,12 +51,11 @@ async def board_svg(
             if moves.version != state.version:
                 continue
             if highlight >= len(moves.moves):
-                raise ApiError(
-                    422,
+                raise ApiError.of(
                     "bad_highlight",
-                    "Invalid highlight",
-                    f"highlight={highlight} is not a legal move index: the caller has "
-                    f"{len(moves.moves)} legal moves at version {state.version}.",
+                    T("highlight={highlight} is not a legal move index: the caller has "
+                      "{count} legal moves at version {version}.", highlight=highlight,
+                      count=len(moves.moves), version=state.version),
                     currentVersion=state.version,
                 )
             move = moves.moves[highlight]

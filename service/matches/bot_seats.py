@@ -10,6 +10,7 @@ from service.bots.games import model_for as bot_model_for
 from service.errors import ApiError
 from service.games import get as get_engine
 from service.games.base import JSON, Engine, dump_action
+from service.i18n import T
 
 from .due import DueSignals
 from .models import MatchState
@@ -32,18 +33,21 @@ def bot_seats(
         if not (key.isascii() and key.isdigit() and len(key) <= 2
                 and int(key) < players and str(int(key)) == key):
             raise ApiError.of(
-                "bad_bots", f"Bot seat {key[:8]!r} is not a seat number below {players}."
+                "bad_bots", T("Bot seat {seat} is not a seat number below {players}.",
+                              seat=repr(key[:8]), players=players),
             )
         if kind not in BOT_KINDS:
             raise ApiError.of(
-                "bad_bots", f"No bot kind {str(kind)[:32]!r}; known: {', '.join(BOT_KINDS)}."
+                "bad_bots", T("No bot kind {kind}; known: {known}.",
+                              kind=repr(str(kind)[:32]), known=", ".join(BOT_KINDS)),
             )
         if kind != "random":
             try:
                 bot_model_for(engine)
             except ValueError:
                 raise ApiError.of(
-                    "bad_bots", f"No {kind} bot plays {engine.title}; use random."
+                    "bad_bots", T("No {kind} bot plays {game}; use random.", kind=kind,
+                                  game=engine.title),
                 ) from None
         bots[int(key)] = kind
     if len(bots) >= players and not all_bots:
@@ -68,7 +72,7 @@ class BotSeats:
         version, record = await storage.load(match_id)
         engine = get_engine(record.game)
         if seat not in record.bots:
-            raise ApiError.of("unauthorized", f"Seat {seat} is not a bot seat.")
+            raise ApiError.of("unauthorized", T("Seat {seat} is not a bot seat.", seat=seat))
         parsed = parse_action(engine, action)
         check_pins(version, expected_version, None)
         new_state, _, new_record = play(engine, version, record, seat, parsed, storage.now())
@@ -78,7 +82,7 @@ class BotSeats:
             current, _ = await storage.load(match_id)
             raise ApiError.of(
                 "version_conflict",
-                f"The match moved on from version {version}.",
+                T("The match moved on from version {version}.", version=version),
                 currentVersion=current,
             )
         storage.metrics.action(engine.id, record.rules_version)
@@ -99,7 +103,9 @@ class BotSeats:
             own = seat_of(record, token, required=True)
             assert own is not None
             if seat is not None and seat != own:
-                raise ApiError.of("unauthorized", f"The token is not seat {seat}'s.")
+                raise ApiError.of(
+                    "unauthorized", T("The token is not seat {seat}'s.", seat=seat)
+                )
             engine = get_engine(record.game)
             state = engine.loads(record.state)
             if record.finished or engine.result(state) is not None:

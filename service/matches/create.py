@@ -6,8 +6,10 @@ import secrets
 from typing import Any
 
 from service import games
+from service.catalogue import has_catalogue
 from service.errors import ApiError
 from service.games.base import Engine
+from service.i18n import T
 from service.identity import seats
 
 from . import logdict
@@ -29,6 +31,7 @@ def catalogue() -> list[GameInfo]:
             options_schema=engine.Options.model_json_schema(),
             rules_versions=list(engine.rules_versions),
             current_rules_version=engine.rules_versions[-1],
+            catalogue_url=f"/v1/games/{engine.id}" if has_catalogue(engine.id) else None,
         )
         for engine in games.all()
     ]
@@ -40,7 +43,8 @@ def engine_for_new(game_id: str) -> Engine[Any]:
     except games.UnknownGame:
         known = ", ".join(games.ids()) or "none"
         raise ApiError.of(
-            "unknown_game", f"No game {game_id[:64]!r}; known: {known}."
+            "unknown_game", T("No game {game}; known: {known}.", game=repr(game_id[:64]),
+                              known=known),
         ) from None
 
 
@@ -54,8 +58,8 @@ class Creation:
         if not engine.min_players <= req.players <= engine.max_players:
             raise ApiError.of(
                 "bad_player_count",
-                f"{engine.title} takes {engine.min_players} to {engine.max_players} players, "
-                f"not {req.players}.",
+                T("{game} takes {min} to {max} players, not {players}.", game=engine.title,
+                  min=engine.min_players, max=engine.max_players, players=req.players),
             )
         options = parse_options(engine, req.options)
         bots = bot_seats(engine, req.players, req.bots or {})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 from pydantic.alias_generators import to_camel
 
 from service.games.base import JSON, Result, WireInt
@@ -65,6 +65,12 @@ class GameInfo(WireModel):
         "version it was created under for its whole life."
     )
     current_rules_version: int = Field(description="The rules version new matches get.")
+    catalogue_url: str | None = Field(
+        default=None,
+        description="The game's component catalogue (GET /v1/games/{id}: board, tiles, cards "
+        "and their texts) for the current rules version; add ?rulesVersion=N for a match's "
+        "version (immutable). Null for a game without one.",
+    )
 
 
 class CreateMatchRequest(InputModel):
@@ -110,7 +116,7 @@ class MatchState(WireModel):
     status: Literal["active", "finished"]
     seat: int | None = Field(description="The caller's seat; null for a spectator.")
     active_seats: list[int] = Field(description="Seats that may act now.")
-    bots: dict[str, str] = Field(
+    bots: dict[str, BotKind] = Field(
         default_factory=dict,
         description="Bot seats: seat number (as a string) -> bot kind; a worker plays them.",
     )
@@ -118,11 +124,36 @@ class MatchState(WireModel):
     result: Result | None = Field(description="Final scores once the match is finished.")
 
 
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def wire_action(action: Any) -> Any:
+    """An engine action as its wire JSON, by its own type (an ``Any`` field would serialize a
+    dataclass field by field and ignore its fields' settings, e.g. omitting empty extras)."""
+    if action is None or isinstance(action, dict):
+        return action
+    kind = type(action)
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS[kind] = TypeAdapter(kind)
+    return adapter.dump_python(action, mode="json")
+
+
 class LegalMoves(WireModel):
     match_id: str
     version: int
     seat: int | None = Field(description="The caller's seat; null for a spectator (no moves).")
     moves: list[Any] = Field(description="Every legal move, postable verbatim as `action`.")
+    texts: list[str] = Field(
+        default_factory=list,
+        description="One sentence per move, in the order of `moves` and in the response's "
+        "language (Content-Language): what to show the player. Post the move, not its text.",
+    )
+
+    def to_json(self) -> dict[str, JSON]:
+        dumped = super().to_json()
+        dumped["moves"] = [wire_action(move) for move in self.moves]
+        return dumped
 
 
 class ActRequest(InputModel):
@@ -137,15 +168,38 @@ class HandSeatRequest(InputModel):
 
 
 class EventOut(WireModel):
+    """An event as the caller may see it: ``{kind, data, text}``, typed per game in the
+    published documents (``engine.Events``, docs/events.md)."""
+
     kind: str
     data: dict[str, Any] = Field(description="The event's fields as the caller may see them.")
+    text: str = Field(
+        default="",
+        description="The event in one or a few sentences, in the response's language, said "
+        "from what the caller may see (the same data as `data`).",
+    )
+    _game: str | None = PrivateAttr(default=None)
+    """The game that emitted it (not on the wire: GraphQL picks the event's type with it)."""
+
+    @classmethod
+    def of(cls, kind: str, data: dict[str, Any], game: str | None, text: str = "") -> EventOut:
+        event = cls(kind=kind, data=data, text=text)
+        event._game = game
+        return event
+
+    @property
+    def game(self) -> str | None:
+        return self._game
 
 
 class ActResponse(WireModel):
     match_id: str
     version: int = Field(description="The version the caller's action created.")
     events: list[EventOut]
-    state: MatchState = Field(description="The caller's view after the action.")
+    state: MatchState = Field(
+        description="The caller's view right after the caller's move, before any bot moves "
+        "it lets come (those follow as new versions)."
+    )
 
 
 class LogEntryOut(WireModel):
@@ -159,3 +213,12 @@ class LogPage(WireModel):
     match_id: str
     entries: list[LogEntryOut]
     latest_version: int
+
+    def to_json(self) -> dict[str, JSON]:
+        dumped = super().to_json()
+        entries = dumped["entries"]
+        assert isinstance(entries, list)
+        for entry, out in zip(self.entries, entries, strict=True):
+            assert isinstance(out, dict)
+            out["action"] = wire_action(entry.action)
+        return dumped

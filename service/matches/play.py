@@ -7,6 +7,8 @@ from typing import Any
 
 from service.errors import ApiError
 from service.games.base import Engine, Event, IllegalAction
+from service.games.refusals import refusal_codes
+from service.i18n import N_, T, Text
 
 from .records import MatchRecord
 
@@ -17,15 +19,19 @@ def check_pins(version: int, expected_version: int | None, if_match: int | None)
     if expected_version is not None and expected_version != version:
         raise ApiError.of(
             "version_conflict",
-            f"The match is at version {version}, not {expected_version}.",
+            T("The match is at version {version}, not {expected}.", version=version,
+              expected=expected_version),
             currentVersion=version,
         )
     if if_match is not None and if_match != version:
-        raise ApiError.of(
-            "precondition_failed",
-            f"The match is at version {version}, not {if_match}.",
-            currentVersion=version,
+        detail = (
+            T("The match is at version {version}, not {expected}.", version=version,
+              expected=if_match) if if_match >= 0 else
+            T('If-Match names no tag this match has (it is at version {version}, ETag '
+              '"{version}"; weak tags never match: If-Match compares strongly).',
+              version=version)
         )
+        raise ApiError.of("precondition_failed", detail, currentVersion=version)
 
 
 def play(
@@ -39,12 +45,18 @@ def play(
         raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
     if seat not in engine.active_seats(state):
         raise ApiError.of(
-            "not_your_turn", f"Seat {seat} may not act now.", currentVersion=version
+            "not_your_turn", T("Seat {seat} may not act now.", seat=seat),
+            currentVersion=version,
         )
     try:
         new_state, events = engine.apply(state, seat, action)
     except IllegalAction as refusal:
-        raise ApiError(422, refusal.code, "Illegal move", refusal.message) from None
+        # English: the engine's own words; Czech, German: the meaning of its code, translated
+        # (the engines' codes.py descriptions are messages: service/i18n/extract.py).
+        known = refusal_codes(engine).get(refusal.code)
+        detail = (Text(known.description, english=refusal.message) if known is not None
+                  else refusal.message)
+        raise ApiError(422, refusal.code, N_("Illegal move"), detail) from None
     new_record = replace(
         record,
         state=engine.dumps(new_state),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from service import texts
 from service.games import get as get_engine
 from service.games.base import Engine, parse_action
+from service.i18n import DEFAULT_LANGUAGE, Lang
 
 from .due import DueSignals
 from .models import LegalMoves, LogEntryOut, LogPage, MatchState
@@ -33,31 +35,43 @@ class Reads:
         return version, record, seat, engine, state
 
     async def get_state(self, match_id: str, token: str | None) -> MatchState:
+        """The match as the caller sees it (no texts: its views need none)."""
         version, record, seat, engine, state = await self._position(match_id, token)
         return state_of(match_id, version, engine, state, seat, record)
 
-    async def legal_moves(self, match_id: str, token: str | None) -> LegalMoves:
-        """The caller's legal moves; a spectator (no token) has none."""
+    async def legal_moves(
+        self, match_id: str, token: str | None, lang: Lang = DEFAULT_LANGUAGE
+    ) -> LegalMoves:
+        """The caller's legal moves, each with its sentence in ``lang``; a spectator (no
+        token) has none."""
         version, _, seat, engine, state = await self._position(match_id, token)
         moves: list[Any] = []
+        said: list[str] = []
         if seat is not None:
             moves = engine.legal_actions(state, seat)
-        return LegalMoves(match_id=match_id, version=version, seat=seat, moves=moves)
+            if moves:
+                said = texts.move_texts(engine.id, moves, engine.view(state, seat), lang)
+        return LegalMoves(match_id=match_id, version=version, seat=seat, moves=moves,
+                          texts=said)
 
-    async def log(self, match_id: str, token: str | None, after: int) -> LogPage:
-        """The moves after version ``after`` as the caller sees them. The store keeps seat
-        and action per version; the events are re-derived by replaying from the seed."""
+    async def log(
+        self, match_id: str, token: str | None, after: int, lang: Lang = DEFAULT_LANGUAGE
+    ) -> LogPage:
+        """The moves after version ``after`` as the caller sees them, the events' sentences
+        in ``lang``. The store keeps seat and action per version; the events are re-derived
+        by replaying from the seed."""
         version, record = await self.storage.load(match_id)
         seat = seat_of(record, token, required=False)
         engine = get_engine(record.game)
         _, moves = await replay(self.storage, match_id, engine, record, version)
+        view = engine.view(engine.loads(record.state), seat)
         out = [
             LogEntryOut(
                 version=moved,
                 seat=logged.seat,
                 action=(parse_action(engine, logged.action)
                         if seat is not None and logged.seat == seat else None),
-                events=events_for(seat, events),
+                events=events_for(seat, events, engine.id, lang=lang, view=view),
             )
             for moved, logged, events in moves
             if moved > after

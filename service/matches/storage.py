@@ -15,13 +15,14 @@ from typing import TypeVar
 
 from service import games
 from service.errors import ApiError
+from service.i18n import N_, T
 from service.metrics import Metrics
 from service.store import LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
 
 from . import logdict
 from .records import LogRecord, MatchRecord, OutdatedRecord
 
-T = TypeVar("T")
+Result = TypeVar("Result")
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Ids we hand out are 16 url-safe characters; anything else cannot exist (and never reaches
@@ -30,7 +31,7 @@ the store, where braces would break the Redis Cluster hash tag)."""
 RETRY_AFTER_SECONDS = 1
 
 
-def busy(detail: str = "Too many concurrent writes to this match; retry.") -> ApiError:
+def busy(detail: str = N_("Too many concurrent writes to this match; retry.")) -> ApiError:
     return ApiError.of("busy", detail, retryAfter=RETRY_AFTER_SECONDS)
 
 
@@ -43,22 +44,24 @@ def check_rules(record: MatchRecord) -> None:
         versions = games.get(record.game).rules_versions
     except games.UnknownGame:
         raise ApiError.of(
-            "store_unavailable", f"This server does not host {record.game[:32]!r} matches; "
-            "retry shortly.", retryAfter=RETRY_AFTER_SECONDS,
+            "store_unavailable", T("This server does not host {game} matches; retry shortly.",
+              game=repr(record.game[:32])), retryAfter=RETRY_AFTER_SECONDS,
         ) from None
     if record.rules_version in versions:
         return
     if record.rules_version > versions[-1]:
         raise ApiError.of(
             "rules_version_unavailable",
-            f"This match is played under rules version {record.rules_version} of "
-            f"{record.game}, which this server does not have yet; retry shortly.",
+            T("This match is played under rules version {version} of {game}, which this "
+              "server does not have yet; retry shortly.",
+              version=record.rules_version, game=record.game),
             retryAfter=RETRY_AFTER_SECONDS,
         )
     raise ApiError.of(
         "rules_version_retired",
-        f"This match is played under rules version {record.rules_version} of {record.game}, "
-        f"which this server no longer plays (it plays {', '.join(map(str, versions))}).",
+        T("This match is played under rules version {version} of {game}, which this server "
+          "no longer plays (it plays {versions}).",
+          version=record.rules_version, game=record.game, versions=", ".join(map(str, versions))),
     )
 
 
@@ -143,7 +146,7 @@ class MatchStorage:
         """The stored log after version ``after``; raises the store's ``MatchNotFound``."""
         return await self.guard(self.store.log(match_id, after))
 
-    async def guard(self, call: Awaitable[T]) -> T:
+    async def guard(self, call: Awaitable[Result]) -> Result:
         try:
             return await call
         except StoreUnavailable:

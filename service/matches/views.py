@@ -1,11 +1,14 @@
-"""What a caller sees of a match: its seat (from its token), its view and its events."""
+"""What a caller sees of a match: its seat (from its token), its view and its events (with
+their sentences, said from what the caller may see)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from service import texts
 from service.errors import ApiError
 from service.games.base import Engine, Event
+from service.i18n import DEFAULT_LANGUAGE, Lang
 from service.identity import seats
 
 from .models import EventOut, MatchState
@@ -24,13 +27,20 @@ def seat_of(record: MatchRecord, token: str | None, *, required: bool) -> int | 
     return seat
 
 
-def events_for(seat: int | None, events: tuple[Event, ...] | list[Event]) -> list[EventOut]:
-    """Events as ``seat`` (None: a spectator) may see them."""
+def events_for(
+    seat: int | None, events: tuple[Event, ...] | list[Event], game: str | None = None,
+    *, lang: Lang = DEFAULT_LANGUAGE, view: Any = None,
+) -> list[EventOut]:
+    """Events of ``game`` as ``seat`` (None: a spectator) may see them, each with its
+    sentence in ``lang``. The sentence is said from the seen data only (and the names of the
+    seats in ``view``, the caller's view), so it tells no more than ``data``."""
+    names = texts.seat_names(game, view)
     out = []
     for event in events:
         seen = event.for_seat(seat)
         seen.pop("kind", None)
-        out.append(EventOut(kind=event.kind, data=seen))
+        text = texts.event_text(game, event.kind, seen, names, lang)
+        out.append(EventOut.of(event.kind, seen, game, text))
     return out
 
 

@@ -14,8 +14,9 @@ from pydantic import BaseModel, ValidationError
 
 from service.errors import ApiError
 from service.games.base import JSON, Engine, action_adapter
+from service.i18n import T
 
-T = TypeVar("T")
+Value = TypeVar("Value")
 
 
 def first_error(errors: list[dict[str, Any]]) -> str:
@@ -32,8 +33,8 @@ def _wire_errors(error: ValidationError) -> list[dict[str, Any]]:
 
 
 def validate_wire(
-    lax: Callable[[Any], T], strict_json: Callable[[str], object], data: JSON
-) -> tuple[T | None, list[dict[str, Any]]]:
+    lax: Callable[[Any], Value], strict_json: Callable[[str], object], data: JSON
+) -> tuple[Value | None, list[dict[str, Any]]]:
     """Validate JSON ``data`` as JSON Schema reads the published schema: pydantic's lax mode
     (which accepts ``3.0`` for an integer, as JSON Schema does), minus the coercions JSON
     Schema refuses (``0`` for a boolean, ``"5"`` for an integer), found by a strict pass.
@@ -82,7 +83,8 @@ def parse_action(engine: Engine[Any], action: JSON) -> Any:
     )
     if errors:
         raise ApiError.of(
-            "invalid_action", f"Not a {engine.title} move: {first_error(errors)}",
+            "invalid_action",
+            T("Not a {game} move: {error}", game=engine.title, error=first_error(errors)),
             errors=errors,
         )
     return value

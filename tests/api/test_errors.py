@@ -174,7 +174,10 @@ def test_log_after_must_be_a_count(client: TestClient) -> None:
         (0, {"action": {"type": "play", "card": 1}}, {}, 422, "wrong_phase"),
         (0, {"action": {"type": "pass"}, "expectedVersion": 3}, {}, 409, "version_conflict"),
         (0, {"action": {"type": "pass"}}, {"If-Match": '"3"'}, 412, "precondition_failed"),
-        (0, {"action": {"type": "pass"}}, {"If-Match": "garbage"}, 412, "precondition_failed"),
+        (0, {"action": {"type": "pass"}}, {"If-Match": "garbage"}, 400, "malformed"),
+        (0, {"action": {"type": "pass"}}, {"If-Match": "0"}, 400, "malformed"),
+        (0, {"action": {"type": "pass"}}, {"If-Match": 'W/"0"'}, 412, "precondition_failed"),
+        (0, {"action": {"type": "pass"}}, {"If-Match": '"0-x"'}, 412, "precondition_failed"),
         (0, {"action": {"type": "pass"}}, {"Idempotency-Key": "k" * 256}, 400, "malformed"),
     ],
 )

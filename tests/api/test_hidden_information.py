@@ -51,7 +51,9 @@ def test_a_private_draw_is_seen_only_by_the_drawer(client: TestClient) -> None:
     match = create(client, seed=41)
     drew = post(client, match, 0, {"type": "draw"})
     card = drew["events"][0]["data"]["card"]
-    assert drew["events"] == [{"kind": "drew", "data": {"seat": 0, "card": card}}]
+    # (The toy game has no sentences of its own: its events' text is the neutral one.)
+    assert drew["events"] == [{"kind": "drew", "data": {"seat": 0, "card": card},
+                               "text": "Event: drew"}]
     hand0 = client.get(match.url, headers=match.auth(0)).json()["view"]["hand"]
     assert card in hand0
 
@@ -62,7 +64,7 @@ def test_a_private_draw_is_seen_only_by_the_drawer(client: TestClient) -> None:
         log = client.get(f"{match.url}/log", headers=headers).json()
         assert log["entries"] == [
             {"version": 1, "seat": 0, "action": None,
-             "events": [{"kind": "drew", "data": {"seat": 0}}]}
+             "events": [{"kind": "drew", "data": {"seat": 0}, "text": "Event: drew"}]}
         ]
     assert client.get(match.url).json()["view"]["hand"] is None  # spectator: no hand
     own = client.get(f"{match.url}/log", headers=match.auth(0)).json()["entries"][0]
@@ -78,7 +80,8 @@ def test_a_secret_choice_stays_secret_until_the_reveal(client: TestClient) -> No
     chosen = hand0[-1]
     mine = post(client, match, 0, {"type": "play", "card": chosen})
     assert mine["state"]["view"]["my_choice"] == chosen
-    assert mine["events"] == [{"kind": "chose", "data": {"seat": 0, "card": chosen}}]
+    assert mine["events"] == [{"kind": "chose", "data": {"seat": 0, "card": chosen},
+                               "text": "Event: chose"}]
 
     for headers in (match.auth(1), SPECTATOR):
         state = client.get(match.url, headers=headers).json()
@@ -86,7 +89,8 @@ def test_a_secret_choice_stays_secret_until_the_reveal(client: TestClient) -> No
         assert state["view"]["my_choice"] is None
         entry = client.get(f"{match.url}/log?after=2", headers=headers).json()["entries"][0]
         assert entry == {"version": 3, "seat": 0, "action": None,
-                         "events": [{"kind": "chose", "data": {"seat": 0}}]}
+                         "events": [{"kind": "chose", "data": {"seat": 0},
+                                     "text": "Event: chose"}]}
     # Seat 1 cannot learn the choice by probing it either: refusing a card it lacks says
     # the same whether seat 0 chose it or it is still in the deck.
     hand1 = client.get(match.url, headers=match.auth(1)).json()["view"]["hand"]

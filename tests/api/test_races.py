@@ -150,7 +150,8 @@ def test_a_duplicate_that_landed_first_is_answered_with_the_first_result(
                          headers={**match.auth(0), **key})
     assert answer.status_code == 200, answer.text
     assert answer.json()["version"] == 1
-    assert answer.json()["events"] == [{"kind": "passed", "data": {"seat": 0}}]
+    assert answer.json()["events"] == [{"kind": "passed", "data": {"seat": 0},
+                                        "text": "Event: passed"}]
     assert stored(client, match.id)[0] == 1  # written once
     # Later, after the other seat moved too, the same retry still answers version 1.
     client.post(f"{match.url}/actions", json={"action": {"type": "pass"}},

@@ -1,6 +1,10 @@
 """schemathesis against the ASGI app: every operation and phase of the OpenAPI document,
 stateful sequences (create -> legal moves -> act) included, with every check enabled.
 
+Seat tokens are a security scheme: ``st_seat_tokens`` gives each request the token of the
+match it names (the one its sequence created). Event streams end after half a second
+(``sse_max_seconds``), so schemathesis reads them whole and validates every event.
+
 Settings live in ``schemathesis.toml`` next to this file (shared with the live `st run` in
 ``test_schemathesis_cli.py``). The schema is loaded at import time (``from_fixture`` does not
 work with pytest 9), with the toy game registered just long enough to build the app's
@@ -16,19 +20,21 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from service import games
+from tests.api import st_seat_tokens
 from tests.api.conftest import TOY, make_app
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 games.register(TOY, "tests.toy_game:engine")
 try:
-    app = make_app()
+    app = make_app(sse_max_seconds=0.5)
 finally:
     games.unregister(TOY)
 
 schema = schemathesis.openapi.from_asgi(
     "/openapi.json", app, config=SchemathesisConfig.from_path(str(CONFIG))
 )
+st_seat_tokens.install(schema)
 
 
 @schema.parametrize()

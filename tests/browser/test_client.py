@@ -219,7 +219,7 @@ def test_join_with_a_token_follows_other_moves_live(page: Any, server: str) -> N
     end = next(m for m in moves["moves"] if m["type"] == "end_turn")
     _rest(server, "POST", f"/v1/matches/{match_id}/actions",
           {"action": end, "expectedVersion": 1}, token=seat0)
-    page.wait_for_selector("#moves button.play")
+    page.wait_for_selector("#moves button.play >> visible=true")
     assert "your move" in page.inner_text("#status")
     # The log is fetched on its own after the moves render: wait for it, don't sample it.
     page.wait_for_function("() => document.querySelectorAll('#log li').length >= 2")

@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 
 from service import games
 from service.api.graphql.convert import camel, union_members
+from service.games.events import event_union_of, members
 
 PROTOCOL = "graphql-transport-ws"
 
@@ -64,8 +65,19 @@ class GraphQLClient:
         """Every field of ``type_name``; of a union, every field of every member (only the
         members of ``game``'s types when given: fields of two games may share a name with
         different types, which GraphQL refuses to merge in one selection)."""
-        gql_type = self.schema._schema.type_map[type_name]
+        schema = self.schema._schema
+        gql_type = schema.type_map[type_name]
         members = game_type_names(game) if game is not None else None
+        if isinstance(gql_type, GraphQLInterfaceType):
+            # An interface (Event): its own fields, then every implementation's.
+            implementations = schema.get_possible_types(gql_type)
+            own = " ".join(name for name in gql_type.fields)
+            parts = [
+                f"... on {m.name} {{ {_select(m, depth)} }}"
+                for m in implementations
+                if members is None or m.name in members
+            ]
+            return " ".join(["__typename", own, *parts])
         return _select(gql_type, depth, members)
 
     @contextmanager
@@ -127,11 +139,14 @@ def _unwrap(gql_type: Any) -> Any:
 
 
 def game_type_names(game: str) -> set[str]:
-    """The names of a game's view and move types."""
+    """The names of a game's view, move and event types (``UnknownEvent`` included)."""
     engine = games.get(game)
     found = union_members(engine.Action)
     assert found is not None
-    return {engine.View.__name__, *(member.__name__ for member in found[0])}
+    event_union = event_union_of(engine)
+    events = [m.__name__ for m in members(event_union)] if event_union is not None else []
+    return {engine.View.__name__, *(member.__name__ for member in found[0]), *events,
+            "UnknownEvent"}
 
 
 def _select(gql_type: Any, depth: int, only: set[str] | None = None) -> str:

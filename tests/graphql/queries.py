@@ -25,6 +25,9 @@ ACT_PROBLEM = f"""
   ... on MatchFinished {{ currentVersion }}
 """
 
+EVENT = "kind ... on UnknownEvent { data: json }"
+"""The toy game has no event models: its events are UnknownEvent (kind + JSON data)."""
+
 MOVE = """
   __typename
   ... on ToyDraw { type }
@@ -52,7 +55,7 @@ ACT = f"""
 mutation($id: ID!, $action: ActionInput!, $version: Int, $key: String) {{
   act(matchId: $id, action: $action, expectedVersion: $version, idempotencyKey: $key) {{
     __typename
-    ... on ActionAccepted {{ matchId version events {{ kind data }} state {{ {STATE} }} }}
+    ... on ActionAccepted {{ matchId version events {{ {EVENT} }} state {{ {STATE} }} }}
     {ACT_PROBLEM}
   }}
 }}
@@ -64,7 +67,7 @@ query($id: ID!, $after: Int! = 0) {{
     __typename
     ... on LogPage {{
       matchId latestVersion
-      entries {{ version seat action {{ {MOVE} }} events {{ kind data }} }}
+      entries {{ version seat action {{ {MOVE} }} events {{ {EVENT} }} }}
     }}
     {PROBLEM}
   }}

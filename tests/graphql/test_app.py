@@ -28,7 +28,19 @@ def test_create_app_serves_graphql_over_http_and_websocket() -> None:
             assert ws.receive_json()["type"] == "connection_ack"
 
 
-def test_graphql_ide_is_not_served() -> None:
+def test_a_browser_gets_graphiql_and_anything_else_a_405_problem() -> None:
     with TestClient(create_app(SqliteStore(":memory:"))) as http:
-        response = http.get("/graphql", headers={"Accept": "text/html"})
-        assert "graphiql" not in response.text.lower()
+        page = http.get("/graphql", headers={"Accept": "text/html,application/xhtml+xml"})
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
+        assert "graphiql" in page.text.lower()
+        for accept in ("application/json", "*/*", ""):
+            refused = http.get("/graphql", headers={"Accept": accept})
+            assert refused.status_code == 405, accept
+            assert refused.headers["content-type"] == "application/problem+json"
+            assert refused.json()["code"] == "method_not_allowed"
+            assert "POST" in refused.headers["allow"]
+        # A query over GET still runs.
+        query = http.get("/graphql", params={"query": "{ games { id } }"})
+        assert query.status_code == 200
+        assert query.json()["data"]["games"]

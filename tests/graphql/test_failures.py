@@ -26,6 +26,7 @@ EXPECTED = {
     "not_found": NotFound,
     "match_not_found": NotFound,
     "rules_version_retired": NotFound,
+    "unknown_rules_version": NotFound,
     "not_your_turn": NotYourTurn,
     "match_finished": MatchFinished,
     "version_conflict": VersionConflict,

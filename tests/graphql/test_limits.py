@@ -43,6 +43,7 @@ def test_a_query_of_every_field_of_a_game_fits_the_limits(gql: GraphQLClient, ga
     if game not in games.ids():
         pytest.skip(f"{game} is not registered in this build")
     view, move = gql.selection("MatchView", game), gql.selection("Move", game)
+    event = gql.selection("Event", game)
     query = f"""
     query Everything($id: ID!) {{
       match(id: $id) {{
@@ -53,7 +54,7 @@ def test_a_query_of_every_field_of_a_game_fits_the_limits(gql: GraphQLClient, ga
       }}
       legalMoves(matchId: $id) {{ ... on LegalMoves {{ version moves {{ {move} }} }} }}
       log(matchId: $id) {{
-        ... on LogPage {{ entries {{ version seat action {{ {move} }} events {{ kind data }} }} }}
+        ... on LogPage {{ entries {{ version seat action {{ {move} }} events {{ {event} }} }} }}
       }}
     }}
     """

@@ -1,10 +1,10 @@
 """schemathesis against the GraphQL endpoint of the ASGI app, every check enabled.
 
 One exception, configured in ``schemathesis.toml`` next to this file (shared with the live
-``st run`` in ``test_schemathesis_cli.py``): for the operation that takes an ``@oneOf`` input
-(``act``), schemathesis's generator does not know ``@oneOf`` and sends several keys or nulls,
-which GraphQL itself rejects before any resolver runs, so ``positive_data_acceptance`` is
-meaningless there. Every other check still runs on it.
+``st run`` in ``test_schemathesis_cli.py``): for the operations that take an ``@oneOf`` input
+(``act``, ``createMatch``), schemathesis's generator does not know ``@oneOf`` and sends
+several keys or nulls, which GraphQL itself rejects before any resolver runs, so
+``positive_data_acceptance`` is meaningless there. Every other check still runs on them.
 
 The app is built at import time (schemathesis loads the schema by introspection then), with
 the toy game registered just long enough to build the schema; the package's ``toy_game``

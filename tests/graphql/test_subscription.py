@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from service.errors import ApiError
 from tests.graphql.client import PROTOCOL, GraphQLClient
 from tests.graphql.conftest import create_match
 from tests.graphql.queries import MATCH_UPDATED
@@ -64,18 +65,21 @@ def test_spectator_stream_shows_public_information_only(gql: GraphQLClient) -> N
 
 
 @pytest.mark.parametrize(
-    "payload",
+    ("payload", "code", "reason"),
     [
-        {"authorization": "Basic dXNlcjpwYXNz"},
-        {"authorization": "Bearer"},
-        {"authorization": "Bearer not-a-seat-token"},
-        {"Authorization": 42},
+        ({"authorization": "Basic dXNlcjpwYXNz"}, 4401, "unauthorized"),
+        ({"authorization": "Bearer"}, 4401, "unauthorized"),
+        ({"authorization": "Bearer not-a-seat-token"}, 4401, "unauthorized"),
+        ({"Authorization": 42}, 4400, "malformed"),
+        ({"matchId": 7}, 4400, "malformed"),
+        (["authorization", "Bearer x"], 4400, "malformed"),
+        ("Bearer x", 4400, "malformed"),
     ],
 )
-def test_malformed_credentials_are_refused_at_connection_init(
-    gql: GraphQLClient, payload: dict[str, Any]
+def test_bad_connection_init_closes_with_a_code_of_its_own(
+    gql: GraphQLClient, payload: Any, code: int, reason: str
 ) -> None:
-    assert_refused(gql, payload)
+    assert_refused(gql, payload, code, reason)
 
 
 def test_wrong_token_for_the_named_match_is_refused_at_connection_init(
@@ -83,8 +87,11 @@ def test_wrong_token_for_the_named_match_is_refused_at_connection_init(
 ) -> None:
     match_id, tokens = create_match(gql)
     _, other = create_match(gql)
-    assert_refused(gql, {"authorization": f"Bearer {other[0]}", "matchId": match_id})
-    assert_refused(gql, {"authorization": f"Bearer {tokens[0]}", "matchId": "no-such-match"})
+    assert_refused(gql, {"authorization": f"Bearer {other[0]}", "matchId": match_id},
+                   4401, "unauthorized")
+    assert_refused(gql, {"authorization": f"Bearer {tokens[0]}", "matchId": "no-such-match"},
+                   4404, "match_not_found")
+    assert_refused(gql, {"matchId": "no-such-match"}, 4404, "match_not_found")
     with gql.subscribe(
         MATCH_UPDATED, {"id": match_id},
         payload={"authorization": f"Bearer {tokens[0]}", "matchId": match_id},
@@ -133,12 +140,37 @@ def test_foreign_origin_is_refused_and_listed_origin_accepted(gql: GraphQLClient
         assert ws.receive_json()["type"] == "connection_ack"
 
 
-def assert_refused(gql: GraphQLClient, payload: dict[str, Any]) -> None:
+def test_a_valid_credential_that_may_not_read_the_match_closes_with_4403(
+    gql: GraphQLClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id, tokens = create_match(gql)
+    service = gql.http.app.state.match_service  # type: ignore[attr-defined]
+
+    async def forbidden(*_: Any) -> Any:
+        raise ApiError(403, "forbidden", "Forbidden", "Not a player of this match.")
+
+    monkeypatch.setattr(service, "get_state", forbidden)
+    assert_refused(gql, {"authorization": f"Bearer {tokens[0]}", "matchId": match_id},
+                   4403, "forbidden")
+
+
+@pytest.mark.parametrize("init", [{"type": "connection_init"},
+                                  {"type": "connection_init", "payload": None},
+                                  {"type": "connection_init", "payload": {}}])
+def test_connection_init_without_credentials_is_a_spectator(
+    gql: GraphQLClient, init: dict[str, Any]
+) -> None:
+    with gql.http.websocket_connect("/graphql", subprotocols=[PROTOCOL]) as ws:
+        ws.send_json(init)
+        assert ws.receive_json()["type"] == "connection_ack"
+
+
+def assert_refused(gql: GraphQLClient, payload: Any, code: int, reason: str) -> None:
     with gql.http.websocket_connect("/graphql", subprotocols=[PROTOCOL]) as ws:
         ws.send_json({"type": "connection_init", "payload": payload})
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
-        assert closed.value.code == 4403
+        assert (closed.value.code, closed.value.reason) == (code, reason)
 
 
 def test_unexpected_failures_in_the_stream_are_masked(

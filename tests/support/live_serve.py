@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import httpx
@@ -34,13 +34,14 @@ STOP_TIMEOUT = 20.0  # seconds after SIGINT before the process is killed
 
 
 @contextlib.contextmanager
-def skyline_serve() -> Iterator[str]:
-    """``skyline serve`` on a free port of 127.0.0.1 while the block runs; yields its URL."""
-    port = free_port()
+def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None) -> Iterator[str]:
+    """``skyline serve`` on a free port of 127.0.0.1 (or ``port``) while the block runs;
+    yields its URL. ``extra_args``: more ``serve`` flags."""
+    port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")}
     process = subprocess.Popen(
         [str(BIN / "skyline"), "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning", "--data-dir", ":memory:"],
+         "--log-level", "warning", "--data-dir", ":memory:", *extra_args],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -73,13 +74,16 @@ def live_serve() -> Iterator[str]:
         yield url
 
 
-def st_run(target: str, config: Path, *, cwd: Path) -> subprocess.CompletedProcess[str]:
+def st_run(target: str, config: Path, *, cwd: Path, env: Mapping[str, str] | None = None
+           ) -> subprocess.CompletedProcess[str]:
     """The schemathesis CLI, all phases and every check (as ``config`` sets them), against
     ``target`` (an OpenAPI document's URL or a GraphQL endpoint): 15 examples per operation,
-    seed 1, one worker, 20 s per request, 10 minutes in all."""
+    seed 1, one worker, 20 s per request, 10 minutes in all. ``env``: added to the
+    environment (e.g. ``SCHEMATHESIS_HOOKS``)."""
     return subprocess.run(
         [str(BIN / "st"), "--no-color", "--config-file", str(config), "run",
          target, "--max-examples", "15", "--seed", "1",
          "--workers", "1", "--request-timeout", "20"],
         cwd=cwd, capture_output=True, text=True, timeout=600,
+        env={**os.environ, **env} if env else None,
     )

@@ -47,6 +47,7 @@ def graphql_board_field() -> Any:
                 match_id=strawberry.ID(picture.match_id), version=picture.version,
                 svg=picture.svg,
             ),
+            ctx.lang,
         )
 
     board_svg_resolver.__annotations__ = {

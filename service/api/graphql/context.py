@@ -6,6 +6,10 @@ HTTP requests carry ``Authorization: Bearer <seat token>``; WebSocket connection
 WebSocket. No token means a spectator. A malformed one is remembered as ``auth_error`` so
 that every operation answers ``Unauthorized`` instead of silently treating the caller as a
 spectator.
+
+The language of the answers' texts (``lang``) is the HTTP request's (``lang`` query
+parameter, else ``Accept-Language``); a WebSocket takes the upgrade request's, or a ``lang``
+member of the ``connection_init`` payload (``{"lang": "cs"}``), which wins.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from starlette.websockets import WebSocket
 
 from service.api.credentials import bearer_token
 from service.errors import ApiError
+from service.i18n import DEFAULT_LANGUAGE, Lang
 from service.matches import MatchService
 
 
@@ -34,6 +39,8 @@ class Context:
     """Set when the caller sent credentials that are not a bearer token."""
     connection_params: dict[str, Any] | None = field(default=None)
     """The ``connection_init`` payload of a WebSocket connection (set by Strawberry)."""
+    lang: Lang = DEFAULT_LANGUAGE
+    """The language of texts and problem messages in the answers."""
 
     def authenticate(self, authorization: str | None) -> None:
         """Take the token from an ``Authorization`` value (header or connection_init)."""
@@ -52,10 +59,3 @@ class Context:
 
 Info: TypeAlias = strawberry.Info[Context, None]
 
-
-def authorization_of(payload: dict[str, Any] | None) -> str | None:
-    """The ``authorization`` member of a ``connection_init`` payload (any capitalisation)."""
-    for key, value in (payload or {}).items():
-        if key.lower() == "authorization":
-            return value if isinstance(value, str) else ""
-    return None

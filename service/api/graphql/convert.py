@@ -13,8 +13,9 @@ so that the schema follows the engines without a hand-written copy:
   name, a ``String`` otherwise; a single-valued ``Literal`` (a tag) is a ``String`` in outputs
   and is implied in inputs; Python enums become GraphQL enums with the same member names;
 - ``int``/``str``/``bool``/``float``, optionals, lists, sets and homogeneous tuples map as
-  expected. Anything else (dicts, untagged unions, ``Any``) is refused with the path of the
-  offending field: the contract in ``service/games/base.py`` rules them out.
+  expected; a named alias (``TypeAliasType``) is its value. Anything else (dicts, untagged
+  unions, ``Any``) is refused with the path of the offending field: the contract in
+  ``service/games/base.py`` rules them out.
 
 Every generated type comes with a converter: outputs turn an engine value (or its JSON form)
 into instances of the generated Strawberry classes; inputs turn the Strawberry input back into
@@ -39,6 +40,7 @@ import strawberry
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 from strawberry.types.maybe import Maybe, Some
+from typing_extensions import TypeAliasType
 
 __all__ = [
     "Codec",
@@ -105,11 +107,17 @@ class _Field:
 
 
 def _split_annotated(annotation: Any) -> tuple[Any, list[Any]]:
+    """The type under ``Annotated`` metadata and named aliases (``TypeAliasType``: one schema
+    in OpenAPI, its value here), and the metadata."""
     metadata: list[Any] = []
-    while get_origin(annotation) is Annotated:
-        annotation, *extra = get_args(annotation)
-        metadata.extend(extra)
-    return annotation, metadata
+    while True:
+        if isinstance(annotation, TypeAliasType):
+            annotation = annotation.__value__
+        elif get_origin(annotation) is Annotated:
+            annotation, *extra = get_args(annotation)
+            metadata.extend(extra)
+        else:
+            return annotation, metadata
 
 
 def _is_model(tp: Any) -> bool:

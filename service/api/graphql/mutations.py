@@ -1,5 +1,7 @@
 """Mutation: create a match, and play a move.
 
+``createMatch`` takes its options as a ``MatchOptionsInput`` keyed by game id
+(``gameOptions``; the untyped ``options: JSON`` is deprecated), checked against ``game``.
 ``act`` takes an ``ActionInput`` keyed by game id. The service parses the action with the
 match's engine; before that, the resolver makes sure the caller named the match's game, so a
 move of one game can never be taken for a same-shaped move of another. The game of a match
@@ -7,7 +9,7 @@ never changes, so it is looked up once (through ``get_state``, which also authen
 remembered in a small bounded cache.
 """
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from pydantic import ValidationError
@@ -18,7 +20,7 @@ from service.matches.models import CreateMatchRequest
 
 from .context import Info
 from .results import ACT_FAILURES, CREATE_FAILURES, HAND_FAILURES, answer, result_union
-from .types.games import GameTypes
+from .types.games import GameTypes, MalformedInput
 from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes
 
 
@@ -40,6 +42,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
         "The match after the hand-over (as a spectator sees it), or why not.",
     )
     action_input = games.action_input
+    options_input = games.options_input
 
     @strawberry.type(description="Writes.")
     class Mutation:
@@ -52,9 +55,22 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             info: Info,
             game: str,
             players: int,
-            options: JSON | None = strawberry.UNSET,
+            options: Annotated[
+                JSON | None,
+                strawberry.argument(
+                    deprecation_reason="Untyped: use gameOptions, typed per game "
+                    "(MatchOptionsInput)."
+                ),
+            ] = strawberry.UNSET,
             seed: int | None = strawberry.UNSET,
             bots: list[BotSeatInput] | None = strawberry.UNSET,
+            game_options: Annotated[
+                options_input | None,  # type: ignore[valid-type]
+                strawberry.argument(
+                    description="The game's options, typed: one field, named after `game` "
+                    "(`{ny1901: {expert: true}}`); omitted: every default."
+                ),
+            ] = strawberry.UNSET,
         ) -> create_result:  # type: ignore[valid-type]
             fields: dict[str, Any] = {"game": game, "players": players}
             for name, value in (("options", options), ("seed", seed)):
@@ -62,6 +78,18 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     fields[name] = value
 
             async def create() -> Any:
+                if game_options is not strawberry.UNSET and game_options is not None:
+                    if "options" in fields:
+                        raise ApiError.of("malformed", "Give gameOptions or options, not both.")
+                    try:
+                        named, typed = games.decode_options(game_options)
+                    except MalformedInput as error:
+                        raise ApiError.of("malformed", f"gameOptions: {error}") from None
+                    if named != game:
+                        raise ApiError.of(
+                            "malformed", f"gameOptions are for {named}, not for {game}."
+                        )
+                    fields["options"] = typed
                 if bots is not strawberry.UNSET and bots is not None:
                     seats = [str(b.seat) for b in bots]
                     if len(set(seats)) != len(seats):
@@ -73,7 +101,8 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     raise ApiError.of("malformed", _validation_message(error)) from None
                 return await info.context.service.create_match(request)
 
-            return await answer(CREATE_FAILURES, create, MatchCreated.from_model)
+            return await answer(CREATE_FAILURES, create, MatchCreated.from_model,
+                                info.context.lang)
 
         @strawberry.mutation(
             description="Play one move for the caller's seat (needs its token). With "
@@ -103,10 +132,11 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 # The service checks the match's game on the record it loads anyway: one
                 # load + one CAS per act, as over REST.
                 return await ctx.service.act(
-                    str(match_id), token, wire_action, expected, key, game=game_id
+                    str(match_id), token, wire_action, expected, key, game=game_id,
+                    lang=ctx.lang,
                 )
 
-            return await answer(ACT_FAILURES, play, types.from_act)
+            return await answer(ACT_FAILURES, play, types.from_act, ctx.lang)
 
         @strawberry.mutation(
             description="The caller's player leaves: a bot of `kind` takes the seat over "
@@ -123,6 +153,6 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     raise ApiError.of("unauthorized", "Handing a seat over needs its token.")
                 return await ctx.service.hand_seat_to_bot(str(match_id), token, kind.value)
 
-            return await answer(HAND_FAILURES, hand, types.from_state)
+            return await answer(HAND_FAILURES, hand, types.from_state, ctx.lang)
 
     return Mutation

@@ -1,5 +1,7 @@
 """Query: the catalogue and the caller's view of a match (its state, moves and history)."""
 
+from typing import Any
+
 import strawberry
 
 from service.api.graphql.board import graphql_board_field
@@ -9,7 +11,8 @@ from .results import READ_FAILURES, answer, result_union
 from .types.match import Game, MatchTypes
 
 
-def build_query(types: MatchTypes) -> type:
+def build_query(types: MatchTypes, game_field: Any) -> type:
+    """The Query type; ``game_field`` is the ``game`` field (``graphql/catalogue.py``)."""
     match_result = result_union(
         "MatchResult", types.state, READ_FAILURES, "The match as the caller sees it."
     )
@@ -21,7 +24,9 @@ def build_query(types: MatchTypes) -> type:
     )
 
     @strawberry.type(description="Reads. Send `Authorization: Bearer <seat token>` to read "
-                     "as a seat; without it you are a spectator and see public information.")
+                     "as a seat; without it you are a spectator and see public information. "
+                     "Texts and messages come in the request's language (`Accept-Language` "
+                     "or `?lang=`: en, cs, de; docs/graphql.md).")
     class Query:
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
@@ -34,6 +39,7 @@ def build_query(types: MatchTypes) -> type:
                 READ_FAILURES,
                 lambda: ctx.service.get_state(str(id), ctx.credentials()),
                 types.from_state,
+                ctx.lang,
             )
 
         @strawberry.field(description="The caller's legal moves now (none for a spectator).")
@@ -43,8 +49,9 @@ def build_query(types: MatchTypes) -> type:
             ctx = info.context
             return await answer(
                 READ_FAILURES,
-                lambda: ctx.service.legal_moves(str(match_id), ctx.credentials()),
+                lambda: ctx.service.legal_moves(str(match_id), ctx.credentials(), ctx.lang),
                 types.from_legal_moves,
+                ctx.lang,
             )
 
         @strawberry.field(
@@ -57,11 +64,15 @@ def build_query(types: MatchTypes) -> type:
             ctx = info.context
             return await answer(
                 READ_FAILURES,
-                lambda: ctx.service.log(str(match_id), ctx.credentials(), after),
+                lambda: ctx.service.log(str(match_id), ctx.credentials(), after, ctx.lang),
                 types.from_log,
+                ctx.lang,
             )
 
         # The board as SVG, the same document as REST's board.svg (service/api/pictures.py).
         board_svg = graphql_board_field()
+
+        # A game's component catalogue, the same document as REST's GET /v1/games/{id}.
+        game = game_field
 
     return Query

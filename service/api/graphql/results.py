@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar, Union
 import strawberry
 
 from service.errors import ApiError
+from service.i18n import DEFAULT_LANGUAGE, Lang
 
 from .convert import MalformedInput
 from .types.failures import (
@@ -59,11 +60,13 @@ async def answer(
     failures: Sequence[type],
     call: Callable[[], Awaitable[T]],
     render: Callable[[T], object],
+    lang: Lang = DEFAULT_LANGUAGE,
 ) -> object:
-    """``render(await call())``, or the failure member for an expected failure."""
+    """``render(await call())``, or the failure member for an expected failure (its message
+    in ``lang``)."""
     try:
         return render(await call())
     except ApiError as error:
-        return failure_for(error, failures)
+        return failure_for(error, failures, lang)
     except MalformedInput as error:
         return bad_request(str(error))

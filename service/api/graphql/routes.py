@@ -2,10 +2,18 @@
 
 Authentication: HTTP reads ``Authorization: Bearer <seat token>``; a WebSocket reads the same
 value from the ``connection_init`` payload (``{"authorization": "Bearer <token>"}``) and falls
-back to the upgrade request's header (for non-browser clients). A payload whose credentials
-cannot be a seat token is refused at ``connection_init`` (close code 4403); when the payload
-also names the match (``"matchId"``), the token is checked against that match there and then.
-A token is otherwise checked by each operation, which answers ``Unauthorized`` on its own.
+back to the upgrade request's header (for non-browser clients). ``connection_init`` is
+refused by closing the socket with a code of its own and the problem ``code`` as the reason:
+4400 ``malformed`` (the payload is not an object, or a member has the wrong type), 4401
+``unauthorized`` (credentials that are not a seat token, or no seat of the named match), 4403
+(a valid credential that may not read the named match), 4404 ``match_not_found`` (the payload
+names a match, ``"matchId"``, that does not exist). A token is otherwise checked by each
+operation, which answers ``Unauthorized`` on its own.
+
+HTTP: ``GET /graphql`` without a query serves GraphiQL to a browser (``Accept: text/html``)
+and a 405 problem to anything else; a request the transport refuses (a body that is not JSON,
+an unsupported media type, no query) is an ``application/problem+json`` document with its
+``code``, like every REST refusal, never plain text.
 """
 
 from __future__ import annotations
@@ -13,28 +21,91 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import strawberry
+from cross_web import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http.base import BaseRequestProtocol
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    ConnectionInitMessage,
+)
 
 from service.errors import ApiError
+from service.i18n import negotiate
 from service.identity.seats import TOKEN_PREFIX
 from service.matches import MatchService
 
-from .context import Context, authorization_of
+from ..languages import lang_of
+from ..problems import problem_response
+from .context import Context
 
 _TOKEN_SHAPE = re.compile(re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_-]{32,128}")
+ALLOW = "GET, POST"
+
+
+class Rejected(Exception):
+    """``connection_init`` refused: the socket closes with ``close_code`` and the problem
+    ``code`` as the reason."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.detail)
+        self.error = error
+
+    @property
+    def close_code(self) -> int:
+        status = self.error.status
+        if 400 <= status < 500:
+            return 4000 + status
+        return 1013 if status == 503 else 1011  # try again later / internal error
+
+
+class TransportWS(BaseGraphQLTransportWSHandler[Any, Any]):
+    """graphql-transport-ws with our close codes for a refused ``connection_init``."""
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        payload = message.get("payload")
+        if payload is None:  # the protocol allows a missing or null payload
+            message = cast("ConnectionInitMessage", {**message, "payload": {}})
+        elif not isinstance(payload, dict):
+            await self.websocket.close(code=4400, reason="malformed")
+            return
+        try:
+            await super().handle_connection_init(message)
+        except Rejected as rejection:
+            await self.websocket.close(code=rejection.close_code, reason=rejection.error.code)
+
+
+def _malformed(detail: str) -> Rejected:
+    return Rejected(ApiError.of("malformed", detail))
+
+
+def _problem_of(error: HTTPException) -> ApiError:
+    """A transport refusal of Strawberry's as the problem REST would answer."""
+    status, reason = error.status_code, str(error.reason)
+    if reason == "Unsupported content type":
+        return ApiError.of("unsupported_media_type", "Send the request as application/json.")
+    code = {400: "malformed", 404: "not_found", 405: "method_not_allowed",
+            413: "body_too_large", 415: "unsupported_media_type"}.get(status)
+    if code is None:
+        return ApiError(status, "malformed" if status < 500 else "internal", reason, reason)
+    return ApiError.of(code, reason)
 
 
 class SkylineGraphQL(GraphQL):
-    """Strawberry's ASGI app with our context and WebSocket authentication."""
+    """Strawberry's ASGI app with our context, WebSocket authentication and problem
+    documents for transport errors."""
+
+    graphql_transport_ws_handler_class = TransportWS
 
     def __init__(
         self,
@@ -45,7 +116,7 @@ class SkylineGraphQL(GraphQL):
     ) -> None:
         super().__init__(
             schema,
-            graphql_ide=None,
+            graphql_ide="graphiql",
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
             connection_init_wait_timeout=timedelta(seconds=10),
             max_subscriptions_per_connection=16,
@@ -53,31 +124,81 @@ class SkylineGraphQL(GraphQL):
         )
         self.service = service
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope=scope, receive=receive)
+        response: Response
+        if request.method == "GET" and "query" not in request.query_params and not (
+            _wants_html(request.headers.get("accept", ""))
+        ):
+            response = problem_response(ApiError.of(
+                "method_not_allowed",
+                "Send GraphQL as POST (application/json), or a query as GET ?query=...; "
+                "a browser (Accept: text/html) gets GraphiQL here.",
+            ))
+            response.headers["Allow"] = ALLOW
+        else:
+            try:
+                response = await self.run(request)
+            except HTTPException as error:
+                response = problem_response(_problem_of(error))
+                if error.status_code == 405:
+                    response.headers["Allow"] = ALLOW
+        await response(scope, receive, send)
+
+    def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
+        return (
+            request.method == "GET"
+            and request.query_params.get("query") is None
+            and _wants_html(request.headers.get("accept", ""))
+        )
+
     async def get_context(  # type: ignore[override]
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        context = Context(service=self.service, request=request, response=response)
+        context = Context(service=self.service, request=request, response=response,
+                          lang=lang_of(request))
         context.authenticate(request.headers.get("authorization"))
         return context
 
     async def on_ws_connect(self, context: Context) -> Any:  # type: ignore[override]
         params = context.connection_params or {}
-        authorization = authorization_of(params)
-        if authorization is None:
-            if context.auth_error is not None:
-                raise ConnectionRejectionError()
-            return strawberry.UNSET  # a spectator, or a token from the upgrade headers
-        context.authenticate(authorization)
-        token = context.token
-        if context.auth_error is not None or token is None or not _TOKEN_SHAPE.fullmatch(token):
-            raise ConnectionRejectionError()
+        authorization: str | None = None
+        for key, value in params.items():
+            if key.lower() == "authorization":
+                if not isinstance(value, str):
+                    raise _malformed("connection_init: authorization must be a string.")
+                authorization = value
         match_id = params.get("matchId")
-        if isinstance(match_id, str):
+        if match_id is not None and not isinstance(match_id, str):
+            raise _malformed("connection_init: matchId must be a string.")
+        lang = params.get("lang")  # the texts' language: en, cs, de (else English)
+        if lang is not None and not isinstance(lang, str):
+            raise _malformed("connection_init: lang must be a string.")
+        if lang is not None:
+            context.lang = negotiate(None, lang)
+        if authorization is not None:
+            context.authenticate(authorization)
+            token = context.token
+            if context.auth_error is None and (
+                token is None or not _TOKEN_SHAPE.fullmatch(token)
+            ):
+                context.auth_error = ApiError.of("unauthorized", "Not a seat token.")
+        # else: a spectator, or a token from the upgrade request's headers
+        if context.auth_error is not None:
+            raise Rejected(context.auth_error)
+        if match_id is not None:
             try:
-                await self.service.get_state(match_id, token)
+                await self.service.get_state(match_id, context.token)
             except ApiError as error:
-                raise ConnectionRejectionError({"code": error.code}) from None
+                raise Rejected(error) from None
         return strawberry.UNSET
+
+
+def _wants_html(accept: str) -> bool:
+    return "text/html" in accept.lower()
 
 
 def graphql_app(

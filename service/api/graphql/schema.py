@@ -20,6 +20,7 @@ from strawberry.extensions import (
 
 from service import games
 
+from .catalogue import RESULT_NAME, graphql_catalogue_field
 from .convert import Converter
 from .mutations import build_mutation
 from .queries import build_query
@@ -44,6 +45,7 @@ RESERVED_NAMES = (
     "MatchState", "LegalMoves", "ActionAccepted", "LogEntry", "LogPage", "MatchStatus",
     "MatchResult", "LegalMovesResult", "LogResult", "CreateMatchResult", "ActResult",
     "MatchUpdate", "Problem", "NoGame", "JSON", "ID", "String", "Int", "Float", "Boolean",
+    RESULT_NAME,
     *(kind.__name__ for kind in FAILURES),
 )
 
@@ -64,10 +66,10 @@ def build_schema() -> strawberry.Schema:
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
     ]
     return strawberry.Schema(
-        query=build_query(match_types),
+        query=build_query(match_types, graphql_catalogue_field(converter)),
         mutation=build_mutation(match_types, game_types),
         subscription=build_subscription(match_types),
-        types=list(FAILURES),
+        types=[*FAILURES, *game_types.events.types],
         extensions=[
             # The limiters' rule classes are made once: each limiter instance makes new
             # ones, which would make every request a miss in the validation cache.

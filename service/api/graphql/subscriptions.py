@@ -53,6 +53,6 @@ def build_subscription(types: MatchTypes) -> type:
                 finally:
                     await updates.aclose()  # type: ignore[attr-defined]
             except ApiError as error:
-                yield failure_for(error, READ_FAILURES)
+                yield failure_for(error, READ_FAILURES, info.context.lang)
 
     return Subscription

@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 from .actions import act
 from .events import match_events
-from .games import list_games
+from .games import get_game, list_games
 from .matches import create_match, get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
 from .seats import hand_seat_to_bot
@@ -21,6 +21,7 @@ from .seats import hand_seat_to_bot
 def rest_routes() -> list[Route]:
     return [
         Route("/v1/games", list_games, methods=["GET"], name="list_games"),
+        Route("/v1/games/{game_id}", get_game, methods=["GET"], name="get_game"),
         Route("/v1/matches", create_match, methods=["POST"], name="create_match"),
         Route("/v1/matches/{match_id}", get_match, methods=["GET"], name="get_match"),
         Route(

@@ -8,11 +8,13 @@ from starlette.responses import Response
 from service.errors import ApiError
 from service.matches.models import ActRequest
 
-from .http import etag, parse_if_match, read_body, service_of, token_of
+from ..languages import lang_of, tagged
+from .http import parse_if_match, read_body, service_of, token_of
 
 
 async def act(request: Request) -> Response:
     match_id = request.path_params["match_id"]
+    lang = lang_of(request)
     token = token_of(request)
     if token is None:
         raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
@@ -24,8 +26,9 @@ async def act(request: Request) -> Response:
         body.expected_version,
         request.headers.get("idempotency-key"),
         if_match=parse_if_match(request.headers.get("if-match")),
+        lang=lang,
     )
-    headers = {"ETag": etag(result.state.version), "Cache-Control": "no-store"}
+    headers = {"ETag": tagged(str(result.state.version), lang), "Cache-Control": "no-store"}
     # The hot path: pydantic's own JSON encoder gives the same bytes as JSONResponse(
     # to_json()) at a quarter of the CPU (the answer carries the caller's whole view).
     return Response(result.model_dump_json(by_alias=True), headers=headers,

@@ -11,14 +11,23 @@ from pydantic import BaseModel
 from starlette.requests import Request
 
 from service.errors import ApiError
+from service.i18n import T
 from service.matches import MatchService
+from service.matches.models import MAX_SEED
 from service.matches.wire import validate_wire
 
 from ..credentials import bearer_token
+from ..languages import LANGUAGE_SUFFIX
 
 M = TypeVar("M", bound=BaseModel)
 
 _ETAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+# One element of an entity-tag list (RFC 9110 5.6.1 and 8.8.3): OWS, an optional
+# ``[W/] DQUOTE *etagc DQUOTE`` (empty elements are allowed), OWS, then a comma or the end.
+_LIST_ELEMENT = re.compile(r'[ \t]*(?:(W/)?"([!#-~\x80-\xff]*)")?[ \t]*(?:,|\Z)')
+_VERSION_TAG = re.compile(r"([0-9]{1,18})" + LANGUAGE_SUFFIX)  # "7", or "7;lang=cs"
+NEVER_MATCHES = -1
+"""The ``If-Match`` pin of tags that can match no version (weak, or not a version)."""
 
 
 def service_of(request: Request) -> MatchService:
@@ -44,7 +53,8 @@ async def read_body(request: Request, model: type[M]) -> M:
     try:
         data = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ApiError.of("malformed", f"The body is not valid JSON: {error}") from None
+        detail = T("The body is not valid JSON: {error}", error=error)
+        raise ApiError.of("malformed", detail) from None
     if not isinstance(data, dict):
         raise ApiError.of("malformed", "The body must be a JSON object.")
     value, errors = validate_wire(
@@ -60,8 +70,8 @@ async def read_body(request: Request, model: type[M]) -> M:
 def non_negative_int(value: str | None, name: str) -> int:
     if value is None or value == "":
         return 0
-    if not value.isdigit() or len(value) > 18:
-        raise ApiError.of("malformed", f"{name} must be a non-negative integer.")
+    if not (value.isascii() and value.isdigit()) or len(value) > 16 or int(value) > MAX_SEED:
+        raise ApiError.of("malformed", T("{name} must be a non-negative integer.", name=name))
     return int(value)
 
 
@@ -71,22 +81,40 @@ def query_count(request: Request, name: str) -> int | None:
     if not values:
         return None
     if len(values) > 1:
-        raise ApiError.of("malformed", f"Give {name} once.")
+        raise ApiError.of("malformed", T("Give {name} once.", name=name))
     return non_negative_int(values[0] or "x", name)
 
 
-def parse_if_match(header: str | None) -> int | None:
-    """The version pinned by ``If-Match``; None when absent or ``*``.
+def entity_tags(header: str) -> list[tuple[bool, str]]:
+    """The ``(weak, opaque tag)`` pairs of an entity-tag list (``#entity-tag``: possibly
+    empty); 400 when it is not one (an unquoted ``7`` is not an entity tag)."""
+    tags: list[tuple[bool, str]] = []
+    position = 0
+    while position < len(header):
+        found = _LIST_ELEMENT.match(header, position)
+        if found is None:
+            raise ApiError.of(
+                "malformed", 'If-Match must be "*" or entity tags as received, quoted: "7".'
+            )
+        if found.group(2) is not None:
+            tags.append((found.group(1) is not None, found.group(2)))
+        position = found.end()
+    return tags
 
-    An entity tag we never issue can never match: -1 (answered with 412).
+
+def parse_if_match(header: str | None) -> int | None:
+    """The version pinned by ``If-Match``; None when absent or ``*``; 400 when malformed.
+
+    If-Match compares strongly (RFC 9110 13.1.1): a weak tag never matches, nor does a tag
+    that is no version (nor an empty list); such a list pins ``NEVER_MATCHES`` (answered
+    with 412).
     """
-    if header is None or header.strip() == "*":
+    if header is None or header == "*":
         return None
-    for candidate in header.split(","):
-        found = _ETAG.match(candidate)
-        if found:
-            return int(found.group(1))
-    return -1
+    for weak, tag in entity_tags(header):
+        if not weak and (version := _VERSION_TAG.fullmatch(tag)) is not None:
+            return int(version.group(1))
+    return NEVER_MATCHES
 
 
 def etag_matches(header: str | None, version: int) -> bool:

@@ -7,7 +7,8 @@ from starlette.responses import JSONResponse, Response
 
 from service.matches.models import CreateMatchRequest
 
-from .http import PRIVATE, etag, etag_matches, query_count, read_body, service_of, token_of
+from ..languages import lang_of, none_match, tagged
+from .http import PRIVATE, query_count, read_body, service_of, token_of
 
 
 async def create_match(request: Request) -> Response:
@@ -21,20 +22,27 @@ async def create_match(request: Request) -> Response:
 async def get_match(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     state = await service_of(request).get_state(match_id, token_of(request))
-    headers = {"ETag": etag(state.version), **PRIVATE}
-    if etag_matches(request.headers.get("if-none-match"), state.version):
+    # The version, and the language (docs/decisions.md, "ETags and languages").
+    tag = tagged(str(state.version), lang_of(request))
+    headers = {"ETag": tag, **PRIVATE}
+    if none_match(request.headers.get("if-none-match"), tag):
         return Response(status_code=304, headers=headers)
     return JSONResponse(state.to_json(), headers=headers)
 
 
 async def legal_moves(request: Request) -> Response:
     match_id = request.path_params["match_id"]
-    moves = await service_of(request).legal_moves(match_id, token_of(request))
-    return JSONResponse(moves.to_json(), headers={"ETag": etag(moves.version), **PRIVATE})
+    lang = lang_of(request)
+    moves = await service_of(request).legal_moves(match_id, token_of(request), lang)
+    tag = tagged(str(moves.version), lang)
+    headers = {"ETag": tag, **PRIVATE}
+    if none_match(request.headers.get("if-none-match"), tag):
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(moves.to_json(), headers=headers)
 
 
 async def match_log(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     after = query_count(request, "after") or 0
-    page = await service_of(request).log(match_id, token_of(request), after)
+    page = await service_of(request).log(match_id, token_of(request), after, lang_of(request))
     return JSONResponse(page.to_json(), headers=PRIVATE)

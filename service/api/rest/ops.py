@@ -7,6 +7,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from service.errors import ApiError
 
+from ..languages import lang_of
 from ..problems import problem_response
 from .http import service_of
 
@@ -19,7 +20,8 @@ async def readyz(request: Request) -> Response:
     if await service_of(request).ready():
         return JSONResponse({"status": "ready"})
     return problem_response(
-        ApiError.of("store_unavailable", "The match store does not answer.", retryAfter=1)
+        ApiError.of("store_unavailable", "The match store does not answer.", retryAfter=1),
+        lang_of(request),
     )
 
 

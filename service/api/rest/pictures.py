@@ -13,6 +13,7 @@ from service.matches.board import board_svg
 from service.pictures import SVG_MEDIA_TYPE
 
 from ..credentials import bearer_token
+from ..languages import lang_of, none_match, tagged
 
 
 def parse_highlight(raw: str | None) -> int | None:
@@ -31,15 +32,14 @@ async def board_svg_route(request: Request) -> Response:
     highlight = parse_highlight(request.query_params.get("highlight"))
     service: MatchService = request.app.state.match_service
     picture = await board_svg(service, match_id, token, highlight)
-    etag = f'"{picture.version}-{"x" if highlight is None else highlight}"'
+    etag = tagged(f"{picture.version}-{'x' if highlight is None else highlight}", lang_of(request))
     headers = {
         "ETag": etag,
         "Vary": "Authorization",
         "Cache-Control": "private, no-cache",
         "X-Match-Version": str(picture.version),
     }
-    if_none_match = request.headers.get("if-none-match")
-    if if_none_match is not None and etag in [t.strip() for t in if_none_match.split(",")]:
+    if none_match(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(
         picture.svg, media_type=f"{SVG_MEDIA_TYPE}; charset=utf-8", headers=headers

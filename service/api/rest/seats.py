@@ -8,7 +8,8 @@ from starlette.responses import JSONResponse, Response
 from service.errors import ApiError
 from service.matches.models import HandSeatRequest
 
-from .http import etag, read_body, service_of, token_of
+from ..languages import lang_of, tagged
+from .http import read_body, service_of, token_of
 
 
 async def hand_seat_to_bot(request: Request) -> Response:
@@ -23,5 +24,5 @@ async def hand_seat_to_bot(request: Request) -> Response:
         raise ApiError.of("not_found", "No such seat.") from None
     body = await read_body(request, HandSeatRequest)
     state = await service_of(request).hand_seat_to_bot(match_id, token, body.kind, seat)
-    headers = {"ETag": etag(state.version), "Cache-Control": "no-store"}
+    headers = {"ETag": tagged(str(state.version), lang_of(request)), "Cache-Control": "no-store"}
     return JSONResponse(state.to_json(), headers=headers)

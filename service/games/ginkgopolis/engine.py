@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..base import (
     GAME_OVER,
@@ -58,12 +58,17 @@ _TAKE = {"resource": GkTakeItem("resource"), "tile": GkTakeItem("tile")}
 
 
 class GkOptions(BaseModel):
-    """Variants. `characters`: the intro game's fixed sets (dealt at random) or the draft
-    (GK-S4, 2-5 players). `hal_expert`: Hal's expert level (GK-H4, solo only)."""
+    """Variants of a Ginkgopolis match; every one has a default."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    characters: Literal["intro", "draft"] = "intro"
-    hal_expert: bool = False
+    characters: Literal["intro", "draft"] = Field(
+        default="intro",
+        description="The characters: the intro game's fixed sets, dealt at random, or the "
+        "draft (GK-S4, 2-5 players).",
+    )
+    hal_expert: bool = Field(
+        default=False, description="Hal's expert level (GK-H4, the solo game only)."
+    )
 
 
 def _is_int(value: object) -> bool:

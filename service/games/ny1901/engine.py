@@ -41,19 +41,26 @@ ChallengeChoice = Literal[
 
 
 class Ny1901Options(BaseModel):
-    """Variants. `challenge`: a random card, none (the learning game, NY-S3) or a named one.
-    `streets`: three distinct street cards, or null for three random ones."""
+    """Variants of a New York 1901 match; every one has a default."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    expert: bool = False
-    challenge: ChallengeChoice = "random"
+    expert: bool = Field(
+        default=False,
+        description="The expert game (NY-S6): no starting property, silver from 10 points, "
+        "gold from 25.",
+    )
+    challenge: ChallengeChoice = Field(
+        default="random",
+        description="The challenge card: a random one, none (the learning game, NY-S3) or a "
+        "named one.",
+    )
     streets: (
         Annotated[
             list[StreetCard],
             Field(min_length=3, max_length=3, json_schema_extra={"uniqueItems": True}),
         ]
         | None
-    ) = None
+    ) = Field(default=None, description="Three distinct street cards; null: three random ones.")
 
     @field_validator("streets")
     @classmethod

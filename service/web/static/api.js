@@ -1,5 +1,10 @@
 // The Skyline REST API as used by the reference client: plain fetch, problem+json errors,
 // and a Server-Sent Events reader over fetch (EventSource cannot send a Bearer token).
+// Every request names the client's language (Accept-Language): the server answers its texts
+// (legal moves, events, problems, the catalogue) in English, Czech or German.
+
+/** The languages the server speaks, with their own names. */
+export const LANGUAGES = { en: "English", cs: "Čeština", de: "Deutsch" };
 
 /** An RFC 9457 problem answered by the API (status, code, title, detail, currentVersion). */
 export class ApiProblem extends Error {
@@ -15,12 +20,13 @@ export class ApiProblem extends Error {
 }
 
 export class Api {
-  constructor(base = "") {
+  constructor(base = "", lang = "en") {
     this.base = base;
+    this.lang = lang in LANGUAGES ? lang : "en";
   }
 
-  async request(path, { method = "GET", token = null, body = undefined, accept = "application/json", signal } = {}) {
-    const headers = { Accept: accept };
+  async request(path, { method = "GET", token = null, body = undefined, accept = "application/json", signal, cache = "no-store" } = {}) {
+    const headers = { Accept: accept, "Accept-Language": this.lang };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const response = await fetch(this.base + path, {
@@ -28,7 +34,7 @@ export class Api {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
-      cache: "no-store",
+      cache,
     });
     if (!response.ok) {
       let problem = null;
@@ -48,6 +54,13 @@ export class Api {
 
   games() {
     return this.json("/v1/games");
+  }
+
+  /** A game's component catalogue under one rules version: immutable, so the browser's
+   * HTTP cache may answer it (Cache-Control: immutable). */
+  catalogue(game, rulesVersion) {
+    // The language is in the URL too, so that the browser's cache keeps one copy per language.
+    return this.json(`/v1/games/${encodeURIComponent(game)}?rulesVersion=${encodeURIComponent(rulesVersion)}&lang=${this.lang}`, { cache: "default" });
   }
 
   createMatch(body) {
@@ -92,7 +105,7 @@ export class Api {
     let delay = 500;
     while (!signal || !signal.aborted) {
       try {
-        const headers = { Accept: "text/event-stream" };
+        const headers = { Accept: "text/event-stream", "Accept-Language": this.lang };
         if (token) headers.Authorization = `Bearer ${token}`;
         if (lastId !== null) headers["Last-Event-ID"] = lastId;
         const response = await fetch(`${this.base}/v1/matches/${encodeURIComponent(matchId)}/events`, {

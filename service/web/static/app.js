@@ -1,11 +1,27 @@
 // Skyline reference client: create or join a match, show the board (board.svg), list the
 // legal moves in words with a preview of each, act with expectedVersion, follow the SSE
 // stream, and end on the final scores. Plain ES modules, no build step, no dependencies.
+// Moves and events are shown in the server's own sentences (legal moves' `texts`, events'
+// `text`) in the language chosen at the top (English, Czech, German; kept in localStorage);
+// describe.js groups the moves and words them only where the server has no sentence.
 
-import { Api, ApiProblem } from "./api.js";
-import { describe, ruleWords } from "./describe.js";
+import { Api, ApiProblem, LANGUAGES } from "./api.js";
+import { describe, indexCatalogue, ruleText, ruleWords } from "./describe.js";
 
-const api = new Api("");
+const LANG_KEY = "skyline:lang";
+
+function savedLanguage() {
+  try {
+    const saved = localStorage.getItem(LANG_KEY);
+    if (saved && saved in LANGUAGES) return saved;
+  } catch {
+    /* storage disabled */
+  }
+  const browser = (navigator.language || "en").slice(0, 2).toLowerCase();
+  return browser in LANGUAGES ? browser : "en";
+}
+
+const api = new Api("", savedLanguage());
 const $ = (id) => document.getElementById(id);
 const main = $("main");
 
@@ -16,6 +32,8 @@ const SEAT_COLOURS = {
 };
 
 let catalogue = [];
+/** Component catalogues by "game@rulesVersion" (promises of indexed documents, or null). */
+const components = new Map();
 
 /** Everything about the match being played. */
 const session = {
@@ -26,7 +44,9 @@ const session = {
   seat: null, // the seat whose view is shown (and who acts)
   state: null,
   moves: [],
+  texts: [], // the server's sentence for each legal move (LegalMoves.texts)
   described: [],
+  components: null, // the match's component catalogue (describe.js indexCatalogue)
   shown: null, // "version:seat" on screen
   preview: null, // highlighted move index
   svgCache: new Map(),
@@ -272,7 +292,7 @@ async function startSession(matchId, game, tokens, bots) {
   Object.assign(session, {
     matchId, game, tokens, bots,
     seat: tokens.size ? Math.min(...tokens.keys()) : null,
-    state: null, moves: [], described: [], shown: null, preview: null,
+    state: null, moves: [], texts: [], described: [], components: null, shown: null, preview: null,
     svgCache: new Map(), loggedVersion: 0, finished: false, notes: [],
   });
   $("setup").hidden = true;
@@ -348,9 +368,10 @@ async function refreshOnce() {
     state = await api.state(matchId, token);
     if (session.tokens.size > 1) announce(`Now playing as ${seatName(session.seat)}.`);
   }
-  const key = `${state.version}:${session.seat}:${state.status}`;
+  const key = `${state.version}:${session.seat}:${state.status}:${api.lang}`;
   if (key === session.shown) return;
   let moves = [];
+  let texts = [];
   if (token && state.status === "active" && state.activeSeats.includes(session.seat)) {
     const legal = await api.legalMoves(matchId, token);
     if (legal.version !== state.version) {
@@ -358,11 +379,20 @@ async function refreshOnce() {
       return;
     }
     moves = legal.moves;
+    texts = legal.texts || [];
   }
   const svg = await boardSvg(state.version, null);
+  const parts = await componentsOf(state);
   session.state = state;
   session.moves = moves;
-  session.described = moves.map((m) => describe(state.game, m, state.view));
+  session.texts = texts;
+  session.components = parts;
+  // The server's sentence for each move; describe.js for the groups, the card texts, and
+  // the words of a move the server gave none for.
+  session.described = moves.map((m, i) => {
+    const words = describe(state.game, m, state.view, parts);
+    return texts[i] ? { ...words, text: texts[i] } : words;
+  });
   session.preview = null;
   session.shown = key;
   showBoard(svg);
@@ -371,6 +401,19 @@ async function refreshOnce() {
   renderSeats();
   await appendLog();
   if (state.status === "finished") finish();
+}
+
+/** The catalogue of the match's game under its rules version, fetched once (null while
+ * unreachable: the moves are then described by their ids, and the next refresh retries). */
+function componentsOf(state) {
+  const key = `${state.game}@${state.rulesVersion}@${api.lang}`;
+  if (!components.has(key)) {
+    components.set(key, api.catalogue(state.game, state.rulesVersion).then(indexCatalogue).catch(() => {
+      components.delete(key);
+      return null;
+    }));
+  }
+  return components.get(key);
 }
 
 async function boardSvg(version, highlight) {
@@ -446,7 +489,7 @@ function renderMoves() {
       const type = moves[index].type;
       const preview = el("button", {
         type: "button", class: "preview", "data-index": index, "aria-pressed": "false",
-        "aria-label": `Preview on the board: ${text}`, text,
+        "aria-label": `Preview on the board: ${text}`, text, title: described[index].detail,
         onclick: () => showPreview(index, true),
         onfocus: () => schedulePreview(index),
         onmouseenter: () => schedulePreview(index),
@@ -543,13 +586,15 @@ function renderSeats() {
   }
 }
 
+/** An entry's events in words: the server's sentences (`text`), else the kinds and fields. */
 function summarise(events) {
   return events.map((e) => {
+    if (e.text) return e.text;
     const parts = Object.entries(e.data || {})
       .filter(([, v]) => v !== null && typeof v !== "object")
       .map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`);
-    return `${e.kind.replace(/_/g, " ")}${parts.length ? " (" + parts.join(", ") + ")" : ""}`;
-  }).join("; ");
+    return `${e.kind.replace(/_/g, " ")}${parts.length ? " (" + parts.join(", ") + ")" : ""}.`;
+  }).join(" ");
 }
 
 async function appendLog() {
@@ -592,7 +637,7 @@ function finish() {
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Rule" }),
       ...players.map((p) => el("th", { scope: "col", text: `${p.label} (rank ${p.rank})` })))),
     el("tbody", {}, ...rules.map((rule) => el("tr", {},
-      el("th", { scope: "row", text: ruleWords(rule) }),
+      el("th", { scope: "row", text: ruleWords(rule, session.components), title: ruleText(rule, session.components) }),
       ...players.map((p) => {
         const line = p.breakdown.find((l) => l.rule === rule);
         return el("td", { text: line ? String(line.points) : "0" });
@@ -616,7 +661,34 @@ function leave() {
 }
 
 // ------------------------------------------------------------------------------ start
+// ------------------------------------------------------------------------------ language
+function setupLanguage() {
+  const select = $("lang");
+  select.replaceChildren(
+    ...Object.entries(LANGUAGES).map(([code, name]) => el("option", { value: code, lang: code, text: name })),
+  );
+  select.value = api.lang;
+  document.documentElement.lang = api.lang;
+  select.addEventListener("change", () => {
+    api.lang = select.value in LANGUAGES ? select.value : "en";
+    document.documentElement.lang = api.lang;
+    try {
+      localStorage.setItem(LANG_KEY, api.lang);
+    } catch {
+      /* storage disabled: the choice lasts for this page */
+    }
+    if (session.matchId) {
+      // Everything on screen again, in the new language (the log from its start).
+      session.shown = null;
+      session.loggedVersion = 0;
+      $("log").replaceChildren();
+      refresh();
+    }
+  });
+}
+
 async function boot() {
+  setupLanguage();
   $("create-form").addEventListener("submit", createMatch);
   $("join-form").addEventListener("submit", joinMatch);
   $("leave").addEventListener("click", leave);

@@ -1,7 +1,8 @@
 """Expected failures as union members, never as GraphQL ``errors``.
 
 Every member implements ``Problem`` (``code``, ``message``): ``code`` is the service layer's
-stable code (``service/api/errors.py``) -- or the engine's own code for an ``IllegalMove`` --
+stable code (``service/errors.py``) -- or the game's refusal code for an ``IllegalMove``
+(``service/games/<game>/codes.py``; every code is tabled in docs/codes.md) --
 and ``message`` is the same human text REST puts in ``detail``. Each operation's result union
 lists the members that operation can produce; ``failure_for`` maps an ``ApiError`` onto one of
 them (``BadRequest`` or ``Unavailable`` when the specific member is not in that union).
@@ -14,15 +15,22 @@ from collections.abc import Sequence
 import strawberry
 
 from service.errors import CODES, ApiError
+from service.i18n import DEFAULT_LANGUAGE, Lang
 
 
-@strawberry.interface(description="An expected failure; `code` is stable and machine-readable.")
+@strawberry.interface(
+    description="An expected failure; `code` is stable and machine-readable (docs/codes.md "
+    "lists every code; new ones may be added: tolerate them)."
+)
 class Problem:
     code: str
     message: str
 
 
-@strawberry.type(description="No match with that id (never created, or expired).")
+@strawberry.type(
+    description="No match with that id (never created, or expired); for the game query: no "
+    "such game, or no such rules version of it."
+)
 class NotFound(Problem):
     pass
 
@@ -54,7 +62,10 @@ class VersionConflict(Problem):
     current_version: int
 
 
-@strawberry.type(description="The rules refuse this move; `code` is the engine's own code.")
+@strawberry.type(
+    description="The rules refuse this move; `code` is the game's refusal code (stable; "
+    "each game's codes and the rules they enforce: docs/codes.md)."
+)
 class IllegalMove(Problem):
     pass
 
@@ -88,6 +99,7 @@ _BY_CODE: dict[str, type] = {
     "not_found": NotFound,
     "match_not_found": NotFound,
     "rules_version_retired": NotFound,
+    "unknown_rules_version": NotFound,
     "unauthorized": Unauthorized,
     "forbidden": Forbidden,
     "not_your_turn": NotYourTurn,
@@ -103,8 +115,11 @@ def _current_version(error: ApiError) -> int:
     return value if isinstance(value, int) else -1
 
 
-def failure_for(error: ApiError, allowed: Sequence[type]) -> object:
-    """The union member of ``allowed`` that renders ``error``."""
+def failure_for(
+    error: ApiError, allowed: Sequence[type], lang: Lang = DEFAULT_LANGUAGE
+) -> object:
+    """The union member of ``allowed`` that renders ``error``, its message in ``lang``."""
+    message = error.detail_in(lang)
     kind = _BY_CODE.get(error.code)
     if kind is None:
         if error.status >= 500:
@@ -116,14 +131,14 @@ def failure_for(error: ApiError, allowed: Sequence[type]) -> object:
     if kind not in allowed:
         kind = Unavailable if error.status >= 500 else BadRequest
     if kind in (NotYourTurn, MatchFinished, VersionConflict):
-        return kind(code=error.code, message=error.detail, current_version=_current_version(error))
+        return kind(code=error.code, message=message, current_version=_current_version(error))
     if kind is Unavailable:
         retry = error.extra.get("retryAfter")
         return Unavailable(
-            code=error.code, message=error.detail,
+            code=error.code, message=message,
             retry_after=retry if isinstance(retry, int) else None,
         )
-    return kind(code=error.code, message=error.detail)
+    return kind(code=error.code, message=message)
 
 
 def bad_request(message: str, code: str = "malformed") -> BadRequest:

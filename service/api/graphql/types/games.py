@@ -1,10 +1,13 @@
 """The per-game GraphQL types, generated from the registered engines (``convert.py``).
 
 For every engine: its ``View`` (an object type, a member of the ``MatchView`` union), its
-``Action`` members (object types, members of the ``Move`` union) and an ``@oneOf`` input with
-one field per action (``<Prefix>ActionInput``). ``ActionInput`` is an ``@oneOf`` keyed by game
-id, so one ``act`` mutation takes any game's move and the server can check that the move
-belongs to the match's game. ``Result`` (shared by all games) is generated the same way.
+``Action`` members (object types, members of the ``Move`` union), an ``@oneOf`` input with
+one field per action (``<Prefix>ActionInput``) and its typed events (``events.py``).
+``ActionInput`` is an ``@oneOf`` keyed by game id, so one ``act`` mutation takes any game's
+move and the server can check that the move belongs to the match's game. Its ``Options``
+model becomes an input (``Ny1901OptionsInput``), a field of ``MatchOptionsInput``, the
+``@oneOf`` of ``createMatch`` keyed by game id the same way. ``Result`` (shared by all games)
+is generated the same way.
 
 Engines are taken sorted by id, so the SDL does not depend on registration order.
 """
@@ -20,6 +23,7 @@ import strawberry
 from service.games.base import Engine, Result
 
 from ..convert import Codec, Converter, MalformedInput, camel, pascal, union_members
+from .events import EventTypes, build_event_types
 
 NO_GAME = "none"
 
@@ -38,6 +42,12 @@ class GameTypes:
     """``Result``."""
     decode_action: Callable[[Any], tuple[str, dict[str, Any]]]
     """``ActionInput`` value -> ``(game id, wire JSON of the action)``."""
+    events: EventTypes
+    """``Event`` (an interface), the per-game event unions and their converter."""
+    options_input: Any = None
+    """``MatchOptionsInput``: the ``@oneOf`` of ``createMatch``'s typed options."""
+    decode_options: Callable[[Any], tuple[str, dict[str, Any]]] = lambda v: (NO_GAME, {})
+    """``MatchOptionsInput`` value -> ``(game id, wire JSON of the options)``."""
 
 
 def type_prefix(engine: Engine[Any], names: Sequence[str]) -> str:
@@ -96,6 +106,8 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
             action_input=_no_game_input(),
             result=result,
             decode_action=lambda v: (NO_GAME, {}),
+            events=build_event_types(converter, []),
+            options_input=_no_options_input(),
         )
     view = converter.output_union(
         "MatchView", views, None,
@@ -105,6 +117,7 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
         "Move", moves,
         description="A legal move; each member maps onto one field of its game's ActionInput.",
     )
+    events = build_event_types(converter, engines)
 
     namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
     decoders: dict[str, Callable[[Any], Any]] = {}
@@ -130,10 +143,50 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
         game_id, action = decoded
         return game_id, action
 
+    options_input, decode_options = _options_input(converter, engines)
     return GameTypes(
         view=view, move=move, action_input=action_input, result=result,
-        decode_action=decode_action,
+        decode_action=decode_action, events=events,
+        options_input=options_input, decode_options=decode_options,
     )
+
+
+def _options_input(
+    converter: Converter, engines: Sequence[Engine[Any]]
+) -> tuple[Any, Callable[[Any], tuple[str, dict[str, Any]]]]:
+    """``MatchOptionsInput @oneOf``: one field per game that has options, named after its id,
+    holding the input generated from the engine's ``Options`` model (its defaults shown)."""
+    namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    decoders: dict[str, Callable[[Any], Any]] = {}
+    for engine in engines:
+        if not engine.Options.model_fields:
+            continue  # a game without options has nothing to type
+        key = camel(engine.id)
+        attribute = key + "_" if key in namespace else key
+        codec = converter.input(engine.Options, owner=engine.Options.__name__)
+        namespace["__annotations__"][attribute] = strawberry.Maybe[  # type: ignore[misc]
+            codec.annotation  # type: ignore[name-defined]
+        ]
+        namespace[attribute] = strawberry.field(
+            name=key, default=None, description=f"The options of {engine.title} ({engine.id})."
+        )
+        decoders[attribute] = _tagged(engine.id, codec)
+    if not decoders:
+        return _no_options_input(), lambda v: (NO_GAME, {})
+    converter.claim("MatchOptionsInput", "MatchOptionsInput")
+    options_input = strawberry.input(
+        type("MatchOptionsInput", (), namespace),
+        name="MatchOptionsInput",
+        one_of=True,
+        description="A new match's options: set exactly one field, named after the game "
+        "(`{ny1901: {expert: true}}`); omitted fields take their defaults.",
+    )
+
+    def decode_options(value: Any) -> tuple[str, dict[str, Any]]:
+        game_id, options = Converter.decode_one_of(value, decoders)[1]
+        return game_id, options
+
+    return options_input, decode_options
 
 
 def _tagged(game_id: str, codec: Codec) -> Callable[[Any], tuple[str, Any]]:
@@ -141,6 +194,15 @@ def _tagged(game_id: str, codec: Codec) -> Callable[[Any], tuple[str, Any]]:
         return game_id, codec.convert(value)
 
     return convert
+
+
+def _no_options_input() -> Any:
+    @strawberry.input(name="MatchOptionsInput", one_of=True,
+                      description="No hosted game has options.")
+    class MatchOptionsInput:
+        none: strawberry.Maybe[bool] = None
+
+    return MatchOptionsInput
 
 
 def _no_game_input() -> Any:

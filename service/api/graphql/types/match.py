@@ -1,7 +1,8 @@
 """Object types of the match operations, mirroring ``service/api/models.py``.
 
 They are built per schema (``build_match_types``) because ``MatchState.view``,
-``LegalMoves.moves`` and ``LogEntry.action`` are the unions generated from the engines. The
+``LegalMoves.moves``, ``LogEntry.action`` and the events are the types generated from the
+engines. The
 ``from_*`` converters take the service layer's pydantic models, so GraphQL shows exactly what
 REST shows.
 
@@ -18,6 +19,7 @@ from strawberry.scalars import JSON
 from service.matches import models
 
 from ..convert import Optional
+from .events import Event
 from .games import GameTypes
 
 
@@ -62,6 +64,11 @@ class Game:
     current_rules_version: int = strawberry.field(
         description="The rules version new matches get."
     )
+    catalogue_url: str | None = strawberry.field(
+        description="The game's component catalogue over REST (also the `game` query) for "
+        "the current rules version; add ?rulesVersion=N for a match's version. Null for a "
+        "game without one."
+    )
 
     @classmethod
     def from_model(cls, info: models.GameInfo) -> "Game":
@@ -70,6 +77,7 @@ class Game:
             max_players=info.max_players, options_schema=cast(JSON, info.options_schema),
             rules_versions=list(info.rules_versions),
             current_rules_version=info.current_rules_version,
+            catalogue_url=info.catalogue_url,
         )
 
 
@@ -93,16 +101,6 @@ class MatchCreated:
             version=created.version,
             seats=[SeatToken(seat=s.seat, token=s.token) for s in created.seats],
         )
-
-
-@strawberry.type(description="Something that happened, as the caller may see it.")
-class Event:
-    kind: str
-    data: JSON = strawberry.field(description="The event's fields visible to the caller.")
-
-    @classmethod
-    def from_model(cls, event: models.EventOut) -> "Event":
-        return cls(kind=event.kind, data=cast(JSON, event.data))
 
 
 @dataclass(frozen=True)
@@ -160,6 +158,10 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         moves: list[move_type] = strawberry.field(  # type: ignore[valid-type]
             description="Every legal move; each maps onto one field of ActionInput."
         )
+        texts: list[str] = strawberry.field(
+            description="One sentence per move, in the order of `moves` and in the request's "
+            "language: what to show the player. Send the move, not its text."
+        )
 
     @strawberry.type(description="The move was stored as `version`.")
     class ActionAccepted:
@@ -168,7 +170,10 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         events: list[Event]
         answer: strawberry.Private[models.MatchState]
 
-        @strawberry.field(description="The caller's view after the move.")
+        @strawberry.field(
+            description="The caller's view right after the move, before any bot moves it "
+            "lets come (those follow as new versions)."
+        )
         def state(self) -> MatchState:
             # Converted only when selected: the whole view is most of an act's cost, and
             # a bot that selects `version` alone should not pay for it.
@@ -204,12 +209,13 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         return LegalMoves(
             match_id=strawberry.ID(moves.match_id), version=moves.version, seat=moves.seat,
             moves=[games.move.convert(m) for m in moves.moves],
+            texts=list(moves.texts),
         )
 
     def from_act(response: models.ActResponse) -> ActionAccepted:
         return ActionAccepted(
             match_id=strawberry.ID(response.match_id), version=response.version,
-            events=[Event.from_model(e) for e in response.events],
+            events=[games.events.convert(e) for e in response.events],
             answer=response.state,
         )
 
@@ -220,7 +226,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
                 LogEntry(
                     version=entry.version, seat=entry.seat,
                     action=None if entry.action is None else games.move.convert(entry.action),
-                    events=[Event.from_model(e) for e in entry.events],
+                    events=[games.events.convert(e) for e in entry.events],
                 )
                 for entry in page.entries
             ],

@@ -1,0 +1,87 @@
+"""Seat tokens for schemathesis: the credential of the match a request names.
+
+The OpenAPI document declares the seat token as a bearer security scheme (``seatToken``), so
+no link can carry it; instead an ``after_call`` hook remembers the first token of every
+match ``createMatch`` answers, and an auth provider puts that match's token on every later
+request naming the match (``path.matchId``). Stateful sequences (create -> legal moves ->
+act, reads, the event stream) thus act and read as seat 0 of the match they created;
+requests for other matches carry no token (a spectator, or the generated credential a
+write's security requires).
+
+Used two ways: ``install(schema)`` for the pytest integration (``test_schemathesis.py``),
+and as the CLI's hooks file (``SCHEMATHESIS_HOOKS=<this file>``, ``test_schemathesis_cli.py``),
+loaded under schemathesis' own module name, where it registers itself globally. It imports
+nothing of the project, so the CLI can load it from any working directory.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import schemathesis
+
+CREATE_OPERATION = "createMatch"
+
+
+class SeatTokens:
+    """matchId -> the first seat token ``createMatch`` returned for it."""
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def remember(self, case: Any, response: Any) -> None:
+        if getattr(case.operation.definition, "raw", {}).get("operationId") != CREATE_OPERATION:
+            return
+        if response.status_code != 201:
+            return
+        try:
+            body = json.loads(response.content)
+            match_id, token = body["matchId"], body["seats"][0]["token"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return
+        with self._lock:
+            self._tokens[str(match_id)] = str(token)
+
+    def token_for(self, case: Any) -> str | None:
+        match_id = (case.path_parameters or {}).get("matchId")
+        if match_id is None:
+            return None
+        with self._lock:
+            return self._tokens.get(str(match_id))
+
+
+TOKENS = SeatTokens()
+
+
+class SeatTokenAuth:
+    """schemathesis auth provider: the seat token of the match in the path, if we made it."""
+
+    def get(self, case: Any, ctx: Any) -> str | None:
+        return TOKENS.token_for(case)
+
+    def set(self, case: Any, data: str, ctx: Any) -> None:
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {data}"
+
+
+def remember_tokens(context: Any, case: Any, response: Any) -> None:
+    TOKENS.remember(case, response)
+
+
+# The provider is asked on every request (no caching: each match has its own token) and is
+# not retried on 401 (a refused token is an answer under test, not an expired login).
+AUTH_OPTIONS: dict[str, Any] = {"refresh_interval": None, "retry_on": []}
+
+
+def install(schema: Any) -> None:
+    """Attach the provider and the hook to one loaded schema (pytest)."""
+    schema.auth(**AUTH_OPTIONS)(SeatTokenAuth)
+    schema.hook("after_call")(remember_tokens)
+
+
+if __name__ == "_schemathesis_hooks":  # loaded by the CLI as its hooks file
+    schemathesis.auth(**AUTH_OPTIONS)(SeatTokenAuth)
+    schemathesis.hook("after_call")(remember_tokens)
