@@ -139,7 +139,11 @@ def _plural_index(lang: str, n: int) -> int:
 def test_czech_has_three_plural_forms_chosen_by_1_2_5() -> None:
     czech = catalogue("cs")
     assert czech.num_plurals == 3
-    assert czech.plural_expr == get_plural("cs").plural_expr
+    # The catalogue's rule picks the same form as CLDR's Czech rule for every count (Babel
+    # releases spell the expression differently, so compare what it does, not its text).
+    cldr = gettext.c2py(get_plural("cs").plural_expr)
+    rule = gettext.c2py(czech.plural_expr)
+    assert [rule(n) for n in range(200)] == [cldr(n) for n in range(200)]
     assert [_plural_index("cs", n) for n in (1, 2, 3, 4, 5, 11, 21, 0)] == [0, 1, 1, 1, 2, 2, 2, 2]
     plurals = [m for m in messages(czech) if isinstance(m.id, tuple)]
     assert len(plurals) > 20
