@@ -54,7 +54,7 @@ def test_stateful_sequences(toy_game: None) -> None:
     before = metrics.requests[("POST", "/v1/matches/{match_id}/actions", 200)]
     schema.as_state_machine().run(
         settings=settings(
-            max_examples=60,
+            max_examples=120,
             stateful_step_count=8,
             deadline=None,
             derandomize=True,
