@@ -42,46 +42,37 @@ class Ny1901AcquireData(EventData):
     card: Ny1901MarketCard = Field(description="The open-market card it took.")
 
 
-class Ny1901BuildData(EventData):
+class _TilePlaced(EventData):
+    """The fields a build and a rebuild share (not an event kind of its own)."""
+
+    seat: int = Field(description=_SEAT)
+    tile: TileId = Field(description="The tile built (a supply tile or a legendary one).")
+    rotation: int = Field(description="Clockwise quarter turns of the tile as drawn.")
+    x: int = Field(description="Column of the top-left corner of the rotated tile's box.")
+    y: int = Field(description="Row of the top-left corner of the rotated tile's box.")
+    points: int = Field(description="The points the tile scores.")
+    gold_prestige: int | None = sometimes(
+        "Points of the Gold Prestige challenge (NY-X3): 1 per opponent building next to the "
+        "new gold one. Present only when the build scored some."
+    )
+    workers_released: list[str] | None = sometimes(
+        "Lots whose worker went back to the seat because the new building covers them. "
+        "Present only when some did."
+    )
+
+
+class Ny1901BuildData(_TilePlaced):
     """A seat built a skyscraper on empty squares of its own land (NY-A2; the second build
     of a Construction Boom too)."""
 
     kind = "build"
-    seat: int = Field(description=_SEAT)
-    tile: TileId = Field(description="The tile built (a supply tile or a legendary one).")
-    rotation: int = Field(description="Clockwise quarter turns of the tile as drawn.")
-    x: int = Field(description="Column of the top-left corner of the rotated tile's box.")
-    y: int = Field(description="Row of the top-left corner of the rotated tile's box.")
-    points: int = Field(description="The points the tile scores.")
-    gold_prestige: int | None = sometimes(
-        "Points of the Gold Prestige challenge (NY-X3): 1 per opponent building next to the "
-        "new gold one. Present only when the build scored some."
-    )
-    workers_released: list[str] | None = sometimes(
-        "Lots whose worker went back to the seat because the new building covers them. "
-        "Present only when some did."
-    )
 
 
-class Ny1901RebuildData(EventData):
+class Ny1901RebuildData(_TilePlaced):
     """A seat demolished its own buildings and built a higher-level tile in their place, a
     whole turn's option (NY-A4, NY-A5)."""
 
     kind = "rebuild"
-    seat: int = Field(description=_SEAT)
-    tile: TileId = Field(description="The tile built (a supply tile or a legendary one).")
-    rotation: int = Field(description="Clockwise quarter turns of the tile as drawn.")
-    x: int = Field(description="Column of the top-left corner of the rotated tile's box.")
-    y: int = Field(description="Row of the top-left corner of the rotated tile's box.")
-    points: int = Field(description="The points the tile scores.")
-    gold_prestige: int | None = sometimes(
-        "Points of the Gold Prestige challenge (NY-X3): 1 per opponent building next to the "
-        "new gold one. Present only when the build scored some."
-    )
-    workers_released: list[str] | None = sometimes(
-        "Lots whose worker went back to the seat because the new building covers them. "
-        "Present only when some did."
-    )
     demolished: list[DemolishedTile] = Field(
         description="The tiles of the demolished buildings (start: a start property)."
     )
