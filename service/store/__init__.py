@@ -19,12 +19,13 @@ from .base import (
     StoreUnavailable,
     write_tag,
 )
-from .redis import RedisStore
+from .redis import DEFAULT_MAX_CONNECTIONS, RedisStore
 from .sqlite import DEFAULT_FILENAME, SqliteStore, StoreFileError, StoreInUse
 
 __all__ = [
     "DEFAULT_DATA_DIR",
     "DEFAULT_FILENAME",
+    "DEFAULT_MAX_CONNECTIONS",
     "DueSignal",
     "LogEntry",
     "MatchExists",
@@ -50,16 +51,20 @@ def open_store(
     prefix: str = "skyline:",
     *,
     data_dir: str | os.PathLike[str] = DEFAULT_DATA_DIR,
+    redis_max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> MatchStore:
     """The configured store: a Redis Cluster when ``redis_cluster`` (``"host:port,..."``) is
     given, else a single Redis when ``redis_url`` is, else the embedded ``SqliteStore`` in
     ``data_dir`` (created if missing; ``":memory:"``: a private in-memory database). Redis
-    connections are opened lazily; the SQLite file is opened now and raises
-    ``StoreFileError`` when it cannot be used."""
+    connections are opened lazily (at most ``redis_max_connections`` for commands, per node
+    on a cluster, plus one pub/sub connection per node for watchers); the SQLite file is
+    opened now and raises ``StoreFileError`` when it cannot be used."""
     if redis_cluster:
-        return RedisStore.from_cluster_nodes(redis_cluster, prefix=prefix)
+        return RedisStore.from_cluster_nodes(
+            redis_cluster, prefix=prefix, max_connections=redis_max_connections
+        )
     if redis_url:
-        return RedisStore.from_url(redis_url, prefix=prefix)
+        return RedisStore.from_url(redis_url, prefix=prefix, max_connections=redis_max_connections)
     if os.fspath(data_dir) == ":memory:":
         return SqliteStore(":memory:")
     return SqliteStore(os.path.join(data_dir, DEFAULT_FILENAME))

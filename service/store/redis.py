@@ -33,8 +33,8 @@ Every operation is one command: ``create``, ``compare_and_set`` and ``log`` are 
 atomic step), ``load`` is one ``HMGET``. A script is sent in full (``EVAL``, which also caches
 it on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart;
 ``load_scripts()`` pre-loads them on every primary to avoid even that.
-``round_trips`` counts every command this store sends (retries included);
-``script_loads`` counts the ``NOSCRIPT`` fallbacks. Topology refreshes the cluster client
+``round_trips`` counts every command this store sends on its command connections (retries
+included); ``script_loads`` counts the ``NOSCRIPT`` fallbacks. Topology refreshes the cluster client
 does by itself (``CLUSTER SLOTS`` after a failover, ``MOVED`` redirects) are not counted.
 
 Failures, retries and "did my write land?"
@@ -71,19 +71,48 @@ Watch
 -----
 Every successful write publishes the new version on the match's channel (the hash key's
 name): ``PUBLISH`` on a single node, sharded ``SPUBLISH`` on a cluster (routed by slot to the
-shard that owns the match, so the message never crosses the cluster bus). A watcher
-subscribes (``SUBSCRIBE``/``SSUBSCRIBE`` on that shard's primary) *before* it reads the
-version, then yields every version up to the one it read. A message (with any others
-already waiting: a burst of writes costs one read, ``DRAIN_MAX``), a timeout of
-``watch_block_ms``, a dropped connection or the server ending the subscription (a failover
-moved the slot) makes it read the version again. Messages are only wake-ups -- never
-trusted for the number they carry, since a primary may publish a write a failover then loses
--- and the version in the hash is the truth, so the stream of versions is ordered, gapless
-and resumable whatever pub/sub loses. An idle watcher reads once per ``watch_block_ms`` and
-ends when the match is gone (expired). Where subscribing is refused (an ACL user without
-channel rights: grant ``&{prefix}match:*`` or ``allchannels``) the store logs a warning once
-and its watchers poll every ``backoff_cap`` (0.5 s) instead; writes are unaffected (the
-script's publish is a ``pcall``).
+shard that owns the match, so the message never crosses the cluster bus). Watchers do not
+own connections: the store's multiplexer (``redis_wakeups.py``) holds ONE pub/sub connection
+on a single node and one per shard primary on a cluster (``SSUBSCRIBE`` on the node that owns
+the channel's slot), shared by every watcher of every match; a channel is subscribed when its
+first watcher arrives and unsubscribed when its last one leaves. These connections are made
+from the client's settings and never taken from the command pool.
+
+A watcher reads the version (``HGET v``) once the server confirmed its channel's
+subscription (not confirmed within ``backoff_cap``: at once, and it polls until it is), then
+yields every version up to the one it read. It reads again when woken --
+a message naming a later version (a burst of messages while it reads wakes it once), the
+subscription confirmed again after a dropped connection (the multiplexer reconnects with
+backoff, resubscribes everything and wakes every watcher), or moved (a slot moved: the
+server ended the shard channel, or the cluster client's slot map names another owner; the
+channel follows it to that node's connection) -- and after ``watch_block_ms`` without any.
+Messages are only wake-ups -- never trusted for the number they carry, since a primary may
+publish a write a failover then loses -- and the version in the hash is the truth, so the
+stream of versions is ordered, gapless and resumable whatever pub/sub loses. An idle watcher
+reads once per ``watch_block_ms`` and ends when the match is gone (expired); while its
+channel is not subscribed it reads every ``backoff_cap`` (0.5 s). Where subscribing is
+refused (an ACL user without channel rights: grant ``&{prefix}match:*`` or ``allchannels``)
+the store logs a warning once and its watchers poll every ``backoff_cap`` instead; writes are
+unaffected (the script's publish is a ``pcall``). Attributes: ``pubsub_connections`` (open
+now), ``wakeups`` (messages received), ``subscribed_channels`` (subscribed now); pub/sub
+traffic is not counted in ``round_trips``.
+
+Connections
+-----------
+Commands share a bounded pool: ``max_connections`` (default 64) per store on a single node
+(redis-py's ``BlockingConnectionPool``) and per node on a cluster (the cluster client's own
+per-node limit). In front of it the store lets as many commands run at once and queues the
+rest first come, first served (the blocking pool lets a newcomer take the connection a long
+waiter was woken for; the cluster client raises instead of waiting). A command that waits
+``pool_timeout`` (2 s) for a free connection while *no* command of the store completes
+raises ``StoreUnavailable`` (HTTP 503) without retrying and without marking the store down:
+overload, not an outage. A queue that moves (commands complete, but a busy event loop reads
+their replies late, e.g. under a connection storm) is waited out, up to ``POOL_QUEUE_CAP``
+(30 s) in all. So one replica uses at most
+``max_connections`` + 1 connections to a single Redis and, on a cluster, ``max_connections``
+per node plus one pub/sub connection per shard primary with watched matches (and the one the
+cluster client keeps from discovering the topology), whatever the number of watchers.
+``client_name=`` names them all (``CLIENT SETNAME``).
 
 Due signals (bot seats)
 -----------------------
@@ -113,6 +142,7 @@ key name (or a migration), not an edit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
@@ -120,9 +150,9 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar, cast
 
-from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import (
@@ -151,8 +181,9 @@ from .base import (
     StoreUnavailable,
     write_tag,
 )
+from .redis_wakeups import SINGLE_NODE, Wakeups
 
-__all__ = ["RedisStore"]
+__all__ = ["DEFAULT_MAX_CONNECTIONS", "RedisStore"]
 
 log = logging.getLogger("skyline.store")
 
@@ -278,8 +309,14 @@ class _Script:
         self.sha: str = client.register_script(source).sha
 
 
-DRAIN_MAX = 256
-"""Wake-up messages a watcher takes in one go before it reads the version."""
+DEFAULT_MAX_CONNECTIONS = 64
+"""Command connections per store (per node on a cluster) unless configured otherwise."""
+
+DEFAULT_POOL_TIMEOUT = 2.0
+"""Seconds a command waits for a free command connection, while no command completes,
+before ``StoreUnavailable``."""
+POOL_QUEUE_CAP = 30.0
+"""Seconds a command waits for a free command connection at most, however the queue moves."""
 
 LOG_CHUNK = 128
 """Log entries per hash field: a write rewrites (and replicates) at most one chunk."""
@@ -343,81 +380,52 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _shard_options(client: Client) -> dict[str, Any]:
-    """What a watcher's own connection to a cluster node needs from the cluster client."""
-    if not isinstance(client, RedisCluster):
-        return {}
-    given = client.nodes_manager.connection_kwargs
-    wanted = ("username", "password", "socket_connect_timeout", "socket_timeout")
-    return {name: given[name] for name in wanted if given.get(name) is not None}
+class PoolExhausted(RedisConnectionError):
+    """Every command connection stayed busy for the whole pool timeout (overload, not an
+    outage: not retried, and it does not mark the store down)."""
 
 
-class _Moved(Exception):
-    """The server ended a watcher's subscription (its slot moved to another node)."""
+class _BoundedPool(BlockingConnectionPool):
+    """redis-py's blocking pool (a caller waits for a free connection), whose timeout is
+    told apart from a failed connect."""
 
-
-class _Refused(Exception):
-    """The server refused a watcher's subscription (e.g. NOPERM: no channel rights)."""
-
-
-_RESUBSCRIBE: tuple[type[Exception], ...] = (*_TRANSIENT, _Moved)
-
-
-class _Subscription:
-    """A watcher's wake-up channel: one pub/sub connection, subscribed to one match."""
-
-    def __init__(self, pubsub: PubSub, owner: Redis | None, node: str | None) -> None:
-        self.pubsub = pubsub
-        self.owner = owner  # the per-shard client to close with it (cluster only)
-        self.node = node  # the shard primary it listens on (cluster only)
-
-    async def next_version(self, timeout: float) -> int | None:
-        """The highest version named by the messages waiting now, once at least one came
-        (a burst of writes wakes the watcher once), or None after ``timeout`` seconds.
-        Raises ``_Moved`` when the server drops the subscription (the shard's slots moved,
-        e.g. a failover demoted the node it listens on)."""
-        deadline = time.monotonic() + timeout
-        named = None
-        while named is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            named = await self._named(left)
-        for _ in range(DRAIN_MAX):
-            more = await self._named(0.0)
-            if more is None:
-                break
-            named = max(named, more)
-        return named
-
-    async def _named(self, timeout: float) -> int | None:
-        """The version the next message names, if one comes within ``timeout`` seconds and
-        is a publication (a subscribe confirmation names none)."""
+    async def get_connection(self, *args: Any, **kwargs: Any) -> AbstractConnection:
         try:
-            message = await _guard(self.pubsub.get_message(timeout=timeout))
-        except ResponseError as exc:  # the (S)SUBSCRIBE's error arrives as its reply
-            raise _Refused(str(exc)) from exc
-        if message is None:
-            return None
-        kind = _text(message["type"])
-        if kind in ("unsubscribe", "sunsubscribe"):
-            raise _Moved
-        return int(message["data"]) if kind in ("message", "smessage") else None
+            connection: AbstractConnection = await super().get_connection(  # type: ignore[no-untyped-call]
+                *args, **kwargs
+            )
+            return connection
+        except RedisConnectionError as exc:
+            if isinstance(exc.__cause__, TimeoutError):
+                raise PoolExhausted(
+                    f"no free Redis connection in {self.timeout} s "
+                    f"({self.max_connections} in use)"
+                ) from exc
+            raise
 
-    async def close(self) -> None:
-        try:
-            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
-            if self.owner is not None:
-                await self.owner.aclose()
-        except (RedisError, OSError):
-            pass  # the connection is already gone
+
+def _pubsub_options(given: dict[str, Any]) -> dict[str, Any]:
+    """A pub/sub connection's settings from a command connection's: RESP2 bytes (replies
+    parsed here), no client-side retries (the multiplexer reconnects), no pool plumbing."""
+    options = {k: v for k, v in given.items() if k not in _POOL_ONLY}
+    options.update(protocol=2, decode_responses=False, retry=Retry(NoBackoff(), 0),
+                   maint_notifications_config=None)
+    return options
+
+
+_POOL_ONLY = frozenset({"maint_notifications_pool_handler", "maint_notifications_config",
+                        "orig_host_address", "orig_socket_timeout",
+                        "orig_socket_connect_timeout", "max_connections", "connection_class",
+                        "retry"})
 
 
 class RedisStore:
     """``MatchStore`` on Redis. See the module docstring for keys, scripts and retries.
 
-    Attributes: ``round_trips`` (commands sent, retries included), ``script_loads``
-    (``NOSCRIPT`` fallbacks), ``is_cluster``, ``prefix``.
+    Attributes: ``round_trips`` (commands sent on command connections, retries included),
+    ``script_loads`` (``NOSCRIPT`` fallbacks), ``is_cluster``, ``prefix``; of the watch
+    wake-ups: ``pubsub_connections`` (open now), ``wakeups`` (messages received),
+    ``subscribed_channels`` (channels subscribed now).
     """
 
     def __init__(
@@ -430,6 +438,8 @@ class RedisStore:
         backoff_cap: float = 0.5,
         watch_block_ms: int = 2000,
         shard_options: dict[str, Any] | None = None,
+        max_commands: int | None = None,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError("the key prefix must not contain braces (they are hash tags)")
@@ -440,12 +450,35 @@ class RedisStore:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.watch_block_ms = watch_block_ms
-        #: Connection options for a watcher's own connection to a shard (cluster only);
-        #: by default the cluster client's own credentials and timeouts.
-        self.shard_options = shard_options if shard_options is not None else _shard_options(client)
+        #: Overrides of the pub/sub connections' settings (by default the client's own:
+        #: credentials, TLS, timeouts, client name).
+        self.shard_options = dict(shard_options or {})
         #: Set when Redis refused a subscription (ACL): watchers poll instead.
         self.wakeups_refused = False
+        self.pool_timeout = pool_timeout
+        # Commands in flight at most as many as the pool has connections (per node on a
+        # cluster), queued first come, first served (asyncio's semaphore is fair; redis-py's
+        # blocking pool lets a newcomer take a connection a long waiter was woken for, and
+        # the cluster client has no waiting at all: it raises MaxConnectionsError).
+        if max_commands is None:
+            if isinstance(client, RedisCluster):
+                max_commands = client.nodes_manager.connection_kwargs.get("max_connections")
+            else:
+                max_commands = getattr(client.connection_pool, "max_connections", None)
+        self._command_slots = asyncio.Semaphore(max_commands) if max_commands else None
+        self._wakeups = Wakeups(
+            connect=self._pubsub_connection,
+            owner=self._owner if isinstance(client, RedisCluster) else lambda key: SINGLE_NODE,
+            sharded=isinstance(client, RedisCluster),
+            on_refused=self._refuse_wakeups,
+            prepare=self._discover if isinstance(client, RedisCluster) else None,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+            poll=backoff_cap,
+            connect_timeout=self._connect_budget(),
+        )
         self.round_trips = 0
+        self._completed = 0  # commands that got their answer (or failed): queue progress
         #: Set when a call spent its retry budget; cleared by the next success.
         self.known_down = False
         self.script_loads = 0
@@ -466,19 +499,30 @@ class RedisStore:
         retry_budget: float = 2.0,
         connect_timeout: float = 0.5,
         socket_timeout: float = 5.0,
-        max_connections: int | None = None,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT,
+        client_name: str | None = None,
         **store_options: Any,
     ) -> RedisStore:
-        """A store on one Redis server (``redis://``, ``rediss://``, ``unix://`` URLs)."""
-        client = Redis.from_url(
+        """A store on one Redis server (``redis://``, ``rediss://``, ``unix://`` URLs).
+
+        At most ``max_connections`` command connections: a command waits up to
+        ``pool_timeout`` seconds for a free one, then raises ``StoreUnavailable``. Watchers
+        use one pub/sub connection besides (not from this pool). ``client_name`` names every
+        connection (``CLIENT SETNAME``)."""
+        pool = _BoundedPool.from_url(
             url,
+            max_connections=max_connections,
+            timeout=pool_timeout,
             socket_connect_timeout=connect_timeout,
             socket_timeout=socket_timeout,
             # Retries are ours (bounded by time, with backoff, counted).
             retry=Retry(NoBackoff(), 0),
-            max_connections=max_connections,
+            client_name=client_name,
         )
-        return cls(client, prefix, retry_budget=retry_budget, **store_options)
+        client = Redis.from_pool(pool)
+        return cls(client, prefix, retry_budget=retry_budget, max_commands=max_connections,
+                   pool_timeout=pool_timeout, **store_options)
 
     @classmethod
     def from_cluster_nodes(
@@ -490,9 +534,17 @@ class RedisStore:
         connect_timeout: float = 0.5,
         socket_timeout: float = 5.0,
         password: str | None = None,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT,
+        client_name: str | None = None,
         **store_options: Any,
     ) -> RedisStore:
-        """A store on a Redis Cluster; ``nodes`` is ``"host:port,host:port"`` or a list."""
+        """A store on a Redis Cluster; ``nodes`` is ``"host:port,host:port"`` or a list.
+
+        At most ``max_connections`` command connections per node, and as many commands in
+        flight: a command waits up to ``pool_timeout`` seconds for its turn, then raises
+        ``StoreUnavailable``. Watchers use one pub/sub connection per shard primary besides.
+        ``client_name`` names every connection (``CLIENT SETNAME``)."""
         names = nodes.split(",") if isinstance(nodes, str) else list(nodes)
         startup: list[ClusterNode] = []
         for name in (n.strip() for n in names):
@@ -510,8 +562,11 @@ class RedisStore:
             # No client-side retry loop: ours has backoff and a time budget. The client
             # still marks its topology stale after an error and reloads it on the next call.
             retry=Retry(NoBackoff(), 0),
+            max_connections=max_connections,
+            client_name=client_name,
         )
-        return cls(client, prefix, retry_budget=retry_budget, **store_options)
+        return cls(client, prefix, retry_budget=retry_budget, max_commands=max_connections,
+                   pool_timeout=pool_timeout, **store_options)
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -539,6 +594,9 @@ class RedisStore:
         while True:
             try:
                 result = await op()
+            except PoolExhausted as exc:
+                # Overload, not an outage: waiting again would only stretch the queue.
+                raise StoreUnavailable(f"Redis busy: {exc}") from exc
             except _TRANSIENT as exc:
                 pause = delay * random.uniform(0.5, 1.0)
                 if time.monotonic() + pause > deadline:
@@ -550,21 +608,70 @@ class RedisStore:
                 self.known_down = False
                 return result
 
+    async def _send(self, call: Callable[[], Awaitable[T]]) -> T:
+        """One command through the client, once one of the ``max_commands`` slots is free
+        (waiting at most ``pool_timeout``: then ``PoolExhausted``)."""
+        slots = self._command_slots
+        if slots is None:
+            return await _guard(call())
+        if slots.locked():
+            await self._queue_for(slots)
+        else:
+            await slots.acquire()  # free: at once
+        try:
+            return await _guard(call())
+        finally:
+            self._completed += 1
+            slots.release()
+
+    async def _queue_for(self, slots: asyncio.Semaphore) -> None:
+        """Wait for a command slot (first come, first served): ``PoolExhausted`` when no
+        command completed for ``pool_timeout`` seconds (the connections are stuck), or after
+        ``POOL_QUEUE_CAP`` seconds in all. A slow queue behind a busy event loop is not a
+        stuck pool: the commands ahead complete, their replies are only read late."""
+        loop = asyncio.get_running_loop()
+        cap = loop.time() + max(POOL_QUEUE_CAP, self.pool_timeout)
+        acquire = asyncio.ensure_future(slots.acquire())
+        try:
+            while True:
+                seen = self._completed
+                left = cap - loop.time()
+                done, _ = await asyncio.wait({acquire}, timeout=min(self.pool_timeout, left))
+                if done:
+                    acquire.result()
+                    return
+                if self._completed == seen or left <= self.pool_timeout:
+                    raise PoolExhausted(
+                        f"no free Redis connection in {self.pool_timeout} s"
+                        if self._completed == seen else
+                        f"no free Redis connection in {POOL_QUEUE_CAP} s"
+                    )
+        except BaseException:
+            if acquire.done() and not acquire.cancelled() and acquire.exception() is None:
+                slots.release()  # got it just now: give it back
+            else:
+                acquire.cancel()
+            raise
+
     async def _command(self, *args: Any) -> Any:
         self.round_trips += 1
-        return await _guard(self.client.execute_command(*args))
+        return await self._send(lambda: self.client.execute_command(*args))
 
     async def _run(self, script: _Script, keys: list[str], args: list[bytes | str]) -> Any:
         async def attempt() -> Any:
             self.round_trips += 1
             try:
-                return await _guard(self.client.evalsha(script.sha, len(keys), *keys, *args))
+                return await self._send(
+                    lambda: self.client.evalsha(script.sha, len(keys), *keys, *args)
+                )
             except NoScriptError:
                 # Not cached on this server (first use, restart, failover to a fresh
                 # replica): EVAL sends the body once and caches it there.
                 self.round_trips += 1
                 self.script_loads += 1
-                return await _guard(self.client.eval(script.source, len(keys), *keys, *args))
+                return await self._send(
+                    lambda: self.client.eval(script.source, len(keys), *keys, *args)
+                )
 
         return await self._retrying(attempt)
 
@@ -649,33 +756,51 @@ class RedisStore:
             return None
         return None if node is None else node.name
 
-    async def _subscribe(self, key: str) -> _Subscription | None:
-        """A subscription to ``key``'s wake-ups, or None when it cannot be made now (the
-        watcher then polls until it can). On a cluster: ``SSUBSCRIBE`` on its own connection
-        to the primary that owns the key's slot; on a single node: ``SUBSCRIBE``."""
-        try:
-            if isinstance(self.client, RedisCluster):
-                node = self.client.get_node_from_key(key)
-                if node is None:
-                    return None
-                owner = Redis(host=node.host, port=int(node.port), **self.shard_options)
-                subscription = _Subscription(owner.pubsub(), owner, node.name)
-                subscribe = subscription.pubsub.ssubscribe
-            else:
-                subscription = _Subscription(self.client.pubsub(), None, None)
-                subscribe = subscription.pubsub.subscribe
-            self.round_trips += 1
-            try:
-                await _guard(subscribe(key))
-            except BaseException:
-                await subscription.close()
-                raise
-            return subscription
-        except _TRANSIENT:
-            return None
-        except ResponseError as exc:  # e.g. NOPERM: this user may not subscribe
-            self._refuse_wakeups(exc)
-            return None
+    # -- watch -----------------------------------------------------------------------------
+
+    @property
+    def pubsub_connections(self) -> int:
+        """Pub/sub connections open now (one per node with watched matches)."""
+        return self._wakeups.pubsub_connections
+
+    @property
+    def wakeups(self) -> int:
+        """Wake-up messages received so far (all channels)."""
+        return self._wakeups.wakeups
+
+    @property
+    def subscribed_channels(self) -> int:
+        """Match channels subscribed now (confirmed by the server)."""
+        return self._wakeups.subscribed_channels
+
+    def _connect_budget(self) -> float:
+        """Seconds a pub/sub connect (TCP, AUTH, CLIENT SETNAME) may take."""
+        if isinstance(self.client, RedisCluster):
+            given = self.client.nodes_manager.connection_kwargs
+        else:
+            given = self.client.connection_pool.connection_kwargs
+        return float((given.get("socket_connect_timeout") or 5.0)
+                     + (given.get("socket_timeout") or 5.0))
+
+    def _pubsub_connection(self, node: str) -> AbstractConnection:
+        """A new (unconnected) pub/sub connection to ``node``, outside the command pool."""
+        if isinstance(self.client, RedisCluster):
+            cluster_node = self.client.get_node(node_name=node)
+            if cluster_node is None:
+                raise LookupError(f"cluster node {node} is not known (any more)")
+            options = _pubsub_options(cluster_node.connection_kwargs)
+            options.update(self.shard_options)
+            return cluster_node.connection_class(**options)
+        pool = self.client.connection_pool
+        options = _pubsub_options(pool.connection_kwargs)
+        options.update(self.shard_options)
+        return pool.connection_class(**options)
+
+    async def _discover(self) -> None:
+        """The cluster client's slot map, so that a first watcher finds its shard."""
+        assert isinstance(self.client, RedisCluster)
+        with contextlib.suppress(*_TRANSIENT):
+            await self.client.initialize()
 
     def _refuse_wakeups(self, reason: Exception) -> None:
         if not self.wakeups_refused:
@@ -687,54 +812,29 @@ class RedisStore:
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
         key = self.key(match_id)
         last = max(after, 0)
-        version: int | None = None
-        subscription: _Subscription | None = None
-        stale = True  # True: read the version before trusting it again
+        found = False
+        # Subscribed (the server confirmed it) before the first read: any write after that
+        # read wakes us. Not confirmed in time: we poll until it is.
+        waiter = await self._wakeups.acquire(key)
         try:
+            await waiter.settle(self.backoff_cap)
             while True:
-                if subscription is None and not self.wakeups_refused:
-                    subscription = await self._subscribe(key)
-                    stale = True  # subscribed (or not) after the last read: read again
-                if stale:
-                    seen, version = version, await self._version(key)
-                    if version is None:
-                        if seen is None:
-                            raise MatchNotFound(match_id)  # never existed (or expired)
-                        return  # expired while watched
-                    stale = False
-                assert version is not None
+                # The version in the hash is the truth, never a message: a primary may
+                # publish a write that a failover then loses.
+                version = await self._version(key)
+                if version is None:
+                    if not found:
+                        raise MatchNotFound(match_id)  # never existed (or expired)
+                    return  # expired while watched
+                found = True
                 while last < version:
                     last += 1
                     yield last
-                if subscription is None:
-                    await asyncio.sleep(min(self.watch_block_ms / 1000, self.backoff_cap))
-                    stale = True
-                    continue
-                if subscription.node is not None and subscription.node != self._owner(key):
-                    await subscription.close()  # the slot moved (failover): follow it
-                    subscription = None
-                    continue
-                try:
-                    named = await subscription.next_version(self.watch_block_ms / 1000)
-                except _RESUBSCRIBE:
-                    await subscription.close()  # connection or slot lost: resubscribe, read
-                    subscription = None
-                    continue
-                except _Refused as exc:
-                    self._refuse_wakeups(exc)  # from now on this store's watchers poll
-                    await subscription.close()
-                    subscription = None
-                    stale = True
-                    continue
-                if named is None or named > last:
-                    # Idle: check the match still exists and catch anything missed. Woken: read
-                    # the version rather than trust the message -- a primary may publish a
-                    # write that a failover then loses, and a version yielded that the hash
-                    # never holds would hide the real write of that number.
-                    stale = True
+                # Until a message names a later version, the subscription is lost, moved or
+                # confirmed again, or watch_block_ms (idle: look whether the match expired).
+                await waiter.wait(last, self.watch_block_ms / 1000)
         finally:
-            if subscription is not None:
-                await subscription.close()
+            waiter.close()
 
     async def signal_due(self, match_id: str) -> None:
         key = self.due_key()
@@ -816,18 +916,19 @@ class RedisStore:
 
             async def load(source: str = source) -> Any:
                 self.round_trips += 1
-                return await _guard(self.client.script_load(source))
+                return await self._send(lambda: self.client.script_load(source))
 
             await self._retrying(load)
 
     async def ping(self) -> bool:
         try:
             self.round_trips += 1
-            return bool(await self.client.ping())
+            return bool(await self._send(lambda: self.client.ping()))
         except (RedisError, OSError):
             return False
 
     async def close(self) -> None:
+        await self._wakeups.aclose()
         await self.client.aclose()
 
 

@@ -263,6 +263,10 @@ class SqliteStore:
         self._events: dict[str, asyncio.Event] = {}
         self._watchers: dict[str, int] = {}
         self._due_waiters: set[asyncio.Event] = set()
+        #: As on ``RedisStore``: no pub/sub connection here (wake-ups are in-process);
+        #: ``wakeups`` counts the matches whose watchers a write woke.
+        self.pubsub_connections = 0
+        self.wakeups = 0
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         try:
             self._conn = self._open(max_pages)
@@ -578,6 +582,7 @@ class SqliteStore:
         for match_id in wake.matches:
             event = self._events.pop(match_id, None)
             if event is not None:
+                self.wakeups += 1
                 event.set()
         if wake.due:
             for waiter in self._due_waiters:
@@ -839,6 +844,11 @@ class SqliteStore:
     async def log(self, match_id: str, after: int = 0) -> list[LogEntry]:
         self.round_trips += 1
         return await self._run(lambda c, w: self._tx_log(c, w, match_id, after))
+
+    @property
+    def subscribed_channels(self) -> int:
+        """Matches watched now (as on ``RedisStore``: one wake-up channel per match)."""
+        return len(self._watchers)
 
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
         last = max(after, 0)
