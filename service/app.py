@@ -17,15 +17,24 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from service.api.compression import Compression
 from service.api.graphql import graphql_routes
 from service.api.languages import ContentLanguage, lang_of
+from service.api.logs import install as redact_logged_credentials
 from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.i18n import N_
-from service.matches import MatchService
+from service.live import (
+    DEFAULT_MAX_WATCHERS,
+    DEFAULT_MAX_WATCHERS_PER_CLIENT,
+    DEFAULT_RESUME_WINDOW,
+    LiveHub,
+)
+from service.matches import MatchService, live_gauges
+from service.matches.tickets import DEFAULT_TICKET_SECONDS
 from service.metrics import Metrics
 from service.store import DEFAULT_DATA_DIR, MatchStore, SqliteStore
 
@@ -43,6 +52,9 @@ class Settings:
     redis_url: str | None = None
     redis_cluster: str | None = None
     redis_prefix: str = "skyline:"
+    redis_max_connections: int = 64
+    """Command connections to Redis (per node on a cluster); watchers use one pub/sub
+    connection per node besides."""
     data_dir: str = DEFAULT_DATA_DIR
     """The embedded store's folder (used without Redis); ``":memory:"``: nothing kept."""
     cors_origins: tuple[str, ...] = ()
@@ -52,6 +64,17 @@ class Settings:
     sse_max_seconds: float | None = None
     """An event stream ends after this long (the client reconnects with ``Last-Event-ID``
     and loses nothing); None: only when the match ends."""
+    max_watchers: int = DEFAULT_MAX_WATCHERS
+    """Event streams and subscriptions one replica holds at once (past it: 503
+    ``replica_full``)."""
+    max_watchers_per_client: int = DEFAULT_MAX_WATCHERS_PER_CLIENT
+    """Streams one client (a credential, else an address) holds on one replica (past it:
+    429 ``too_many_streams``)."""
+    resume_window: int = DEFAULT_RESUME_WINDOW
+    """A stream resumed at most this many versions behind gets each one; further behind,
+    one snapshot of the current state."""
+    stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS
+    """How long a stream ticket (``POST /v1/matches/{id}/stream-tickets``) is accepted."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -66,7 +89,7 @@ def open_store(settings: Settings) -> MatchStore:
 
     return open_configured(
         settings.redis_url, settings.redis_cluster, settings.redis_prefix,
-        data_dir=settings.data_dir,
+        data_dir=settings.data_dir, redis_max_connections=settings.redis_max_connections,
     )
 
 
@@ -121,6 +144,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 def create_app(store: MatchStore | None = None, *, settings: Settings | None = None) -> Starlette:
     """The Skyline ASGI app. ``store``: an open store (tests); else one from ``settings``."""
     settings = settings or Settings()
+    redact_logged_credentials()  # ?ticket= never in the access log (issue 15)
     own_store = store is None
     the_store = store if store is not None else open_store(settings)
     metrics = Metrics()
@@ -129,7 +153,14 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ttl_finished=settings.ttl_finished,
         ttl_idle=settings.ttl_idle,
         metrics=metrics,
+        hub=LiveHub(
+            the_store, max_watchers=settings.max_watchers,
+            max_watchers_per_client=settings.max_watchers_per_client,
+        ),
+        resume_window=settings.resume_window,
+        stream_ticket_seconds=settings.stream_ticket_seconds,
     )
+    metrics.live = live_gauges(match_service)
     routes: list[BaseRoute] = [
         *rest_routes(),
         *graphql_routes(match_service, allowed_origins=list(settings.cors_origins)),
@@ -169,6 +200,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
 
     middleware = [
         Middleware(RequestMetrics, metrics=metrics),
+        Middleware(Compression),  # zstd/br/gzip as accepted; SSE flushed per event (issue 15)
         Middleware(ContentLanguage),  # Content-Language and Vary on every answer
         Middleware(
             CORSMiddleware,

@@ -17,6 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from service.live import (
+    DEFAULT_MAX_WATCHERS,
+    DEFAULT_MAX_WATCHERS_PER_CLIENT,
+    DEFAULT_RESUME_WINDOW,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = Path("openapi") / "openapi.json"
 GRAPHQL_PATH = Path("schema.graphql")
@@ -80,12 +86,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_url=args.redis_url or None,
         redis_cluster=args.redis_cluster or None,
         redis_prefix=args.redis_prefix,
+        redis_max_connections=args.redis_max_connections,
         data_dir=args.data_dir,
         cors_origins=origins,
         ttl_finished=args.ttl_finished,
         ttl_idle=args.ttl_idle,
         max_body_bytes=args.max_body_bytes,
         sse_max_seconds=args.sse_max_seconds or None,
+        stream_ticket_seconds=args.stream_ticket_seconds,
+        max_watchers=args.max_watchers,
+        max_watchers_per_client=args.max_watchers_per_client,
+        resume_window=args.resume_window,
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
@@ -103,6 +114,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"skyline serve: {error}", file=sys.stderr)
         return 2
     print(f"skyline: serving on http://{args.host}:{args.port} ({where})", flush=True)
+    _open_files_for(settings.max_watchers)
     uvicorn.run(
         app,
         host=args.host,
@@ -112,6 +124,23 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=5,
     )
     return 0
+
+
+def _open_files_for(watchers: int) -> None:
+    """Raise this process's open-file limit to what ``watchers`` streams need (each holds a
+    socket), as far as the hard limit allows; say so when it cannot."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    wanted = watchers + 1024  # the streams, plus ordinary requests, the store, files
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        if target < wanted:
+            print(f"skyline: the open-file limit ({hard}) holds fewer than --max-watchers "
+                  f"{watchers} streams; lower it or raise `ulimit -n`", file=sys.stderr)
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
@@ -134,7 +163,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s %(message)s")
 
     async def main() -> None:
-        store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix)
+        store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix,
+                           redis_max_connections=args.redis_max_connections)
         service = MatchService(store, ttl_finished=args.ttl_finished, ttl_idle=args.ttl_idle)
         worker = BotWorker(
             service, consumer=args.consumer or None, concurrency=args.concurrency,
@@ -196,6 +226,13 @@ def _add_store_flags(parser: argparse.ArgumentParser, *, embedded: bool = True) 
         "--redis-prefix", "--prefix", dest="redis_prefix",
         default=_env("REDIS_PREFIX", "skyline:"),
         help="key prefix in Redis (SKYLINE_REDIS_PREFIX)",
+    )
+    parser.add_argument(
+        "--redis-max-connections", type=_positive_int,
+        default=_env("REDIS_MAX_CONNECTIONS", 64, _positive_int),
+        help="command connections to Redis, per node on a cluster; a command waits for a "
+        "free one (503 after 2 s); watchers use one pub/sub connection per node besides "
+        "(SKYLINE_REDIS_MAX_CONNECTIONS)",
     )
 
 
@@ -380,6 +417,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="end each event stream after this many seconds; clients reconnect with "
         "Last-Event-ID and lose nothing (SKYLINE_SSE_MAX_SECONDS; 0, the default: streams "
         "end only with the match)",
+    )
+    serve.add_argument(
+        "--stream-ticket-seconds", type=_positive_int,
+        default=_env("STREAM_TICKET_SECONDS", 60, _positive_int),
+        help="how long a stream ticket (POST /v1/matches/{id}/stream-tickets) is accepted "
+        "(SKYLINE_STREAM_TICKET_SECONDS)",
+    )
+    serve.add_argument(
+        "--max-watchers", type=_positive_int,
+        default=_env("MAX_WATCHERS", DEFAULT_MAX_WATCHERS, _positive_int),
+        help="event streams and GraphQL subscriptions this server holds at once; past it "
+        "503 replica_full (SKYLINE_MAX_WATCHERS; keep it under `ulimit -n`)",
+    )
+    serve.add_argument(
+        "--max-watchers-per-client", type=_positive_int,
+        default=_env("MAX_WATCHERS_PER_CLIENT", DEFAULT_MAX_WATCHERS_PER_CLIENT,
+                     _positive_int),
+        help="streams one client (a token, else an address) holds on this server; past it "
+        "429 too_many_streams (SKYLINE_MAX_WATCHERS_PER_CLIENT)",
+    )
+    serve.add_argument(
+        "--resume-window", type=_positive_int,
+        default=_env("RESUME_WINDOW", DEFAULT_RESUME_WINDOW, _positive_int),
+        help="a stream resumed at most this many versions behind gets each one; further "
+        "behind, one snapshot of the current state (SKYLINE_RESUME_WINDOW)",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(

@@ -39,6 +39,7 @@ class Problem(BaseModel):
 CODES: dict[str, tuple[int, str]] = {
     "malformed": (400, N_("Malformed request")),
     "unauthorized": (401, N_("Missing or invalid token")),
+    "ticket_invalid": (401, N_("Invalid stream ticket")),
     "not_found": (404, N_("Not found")),
     "match_not_found": (404, N_("Match not found")),
     "unknown_rules_version": (404, N_("Unknown rules version")),
@@ -58,9 +59,11 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_action": (422, N_("Not a move of this game")),
     "bad_highlight": (422, N_("Invalid highlight")),
     "no_picture": (422, N_("No picture")),
+    "too_many_streams": (429, N_("Too many event streams")),
     "busy": (503, N_("Too much contention")),
     "store_unavailable": (503, N_("Store unavailable")),
     "rules_version_unavailable": (503, N_("Rules version unavailable")),
+    "replica_full": (503, N_("Server full")),
     "internal": (500, N_("Internal error")),
 }
 

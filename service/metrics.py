@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
@@ -29,6 +30,9 @@ class Metrics:
         self.cas_conflicts = 0
         self.actions: dict[tuple[str, int], int] = defaultdict(int)
         self.matches_created: dict[tuple[str, int], int] = defaultdict(int)
+        #: Figures read at each scrape (the live side: watchers, pub/sub, deliveries ...):
+        #: (name, type, help, labels, value); set by the composition root.
+        self.live: Callable[[], list[tuple[str, str, str, dict[str, str], float]]] | None = None
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         with self._lock:
@@ -96,4 +100,18 @@ class Metrics:
             for (game, version), count in sorted(self.matches_created.items()):
                 labels = _labels(game=game, rules_version=str(version))
                 lines.append(f"skyline_matches_created_total{labels} {count}")
-            return "\n".join(lines) + "\n"
+        lines += self._render_live()
+        return "\n".join(lines) + "\n"
+
+    def _render_live(self) -> list[str]:
+        if self.live is None:
+            return []
+        lines: list[str] = []
+        seen: set[str] = set()
+        for name, kind, text, labels, value in self.live():
+            if name not in seen:
+                seen.add(name)
+                lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]
+            rendered = _labels(**labels) if labels else ""
+            lines.append(f"{name}{rendered} {int(value) if value.is_integer() else value}")
+        return lines

@@ -20,6 +20,7 @@ from service.catalogue import catalogue_models
 from service.errors import CODES, Problem
 from service.games.base import Engine
 from service.matches.models import (
+    LOG_PAGE_MAX,
     MAX_SEED,
     ActRequest,
     ActResponse,
@@ -31,6 +32,8 @@ from service.matches.models import (
     LogEntryOut,
     LogPage,
     MatchState,
+    StreamPatch,
+    StreamTicket,
     Version,
 )
 
@@ -164,7 +167,9 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "ActRequest": (act_request, "validation"),
         "ActResponse": (act_response, "serialization"),
         "HandSeatRequest": (hand_request, "validation"),
+        "StreamTicket": (StreamTicket, "serialization"),
         "LogPage": (page, "serialization"),
+        "StreamPatch": (StreamPatch, "serialization"),
         "Problem": (Problem, "serialization"),
         **{m.__name__: (m, "serialization") for m in catalogue_models()},
     }
@@ -409,36 +414,85 @@ def _paths() -> dict[str, Any]:
                 **_problems(operation="handSeatToBot"),
             },
         }},
+        "/v1/matches/{matchId}/stream-tickets": {"post": {
+            "operationId": "createStreamTicket", "tags": ["matches"],
+            "summary": "A short-lived ticket to open your seat's event stream.",
+            "description": "For clients that cannot send the seat token on the event stream "
+            "(a browser's EventSource sends no headers of its own): open `streamEvents` with "
+            "`?ticket=<ticket>` instead of the token. A ticket names this seat of this match, "
+            "is accepted on the event stream only, until `expiresAt` (a minute by default), "
+            "and stops working when the seat's token does. Fetch one per connection. "
+            "Spectators need none: they open the stream without credentials (401 "
+            "`unauthorized` here). No body.",
+            "security": WRITE_SECURITY,
+            "parameters": [MATCH_ID_PARAM],
+            "responses": {
+                "200": _json("StreamTicket", "The ticket."),
+                **_problems(operation="createStreamTicket"),
+            },
+        }},
         "/v1/matches/{matchId}/log": {"get": {
             "operationId": "getLog", "summary": "Versions after `after`, as the caller may see "
             "them.", "tags": ["matches"],
+            "description": "A page of at most `limit` versions: to read the whole history, "
+            "ask again with `after` = `nextAfter` until it is null.",
             "security": READ_SECURITY,
             "parameters": [MATCH_ID_PARAM, {
                 "name": "after", "in": "query", "required": False,
-                "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}],
+                "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}, {
+                "name": "limit", "in": "query", "required": False,
+                "description": "The most entries in the page; `nextAfter` is where the next "
+                "one starts.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": LOG_PAGE_MAX,
+                           "default": LOG_PAGE_MAX}}],
             "responses": {"200": _json("LogPage", "Log entries."),
                           **_problems(operation="getLog")},
         }},
         "/v1/matches/{matchId}/events": {"get": {
             "operationId": "streamEvents", "tags": ["matches"],
             "summary": "Server-Sent Events: the caller's state at each new version.",
-            "description": "Each event (`MatchStateEvent`, the schema of one event): `event: "
+            "description": "Each event (`MatchStreamEvent`, the schema of one event): `event: "
             "state`, `id: <version>`, `data: <MatchState JSON>`. A fresh stream starts with "
-            "the current state; `Last-Event-ID` (or `?after=`) replays every later version "
-            "first. The stream ends after the final state (and, on a server started with "
-            "`--sse-max-seconds`, after that long: reconnect with `Last-Event-ID`, nothing is "
-            "lost); 204 when nothing can follow.",
+            "the current state; `Last-Event-ID` (or `?after=`) sends every later version "
+            "first -- up to the server's resume window (default 100 versions) behind; further "
+            "behind, one `snapshot` event of the current state instead (the log has the "
+            "versions in between). `mode=patch` sends a `snapshot` first, then `patch` "
+            "events (RFC 6902 operations from the previous event's state), and a `snapshot` "
+            "again every `snapshotEvery` versions and whenever no patch can be made. Event "
+            "names are an open list: ignore unknown ones. The stream ends after the final "
+            "state (and, on a server started with `--sse-max-seconds`, after that long: "
+            "reconnect with `Last-Event-ID`, nothing is lost); a stopping server ends it "
+            "with a `retry:` delay; 204 when nothing can follow. Streams are capped per "
+            "client (429 `too_many_streams`) and per server (503 `replica_full`), both with "
+            "`Retry-After`. Responses are compressed (gzip, br) when `Accept-Encoding` asks, "
+            "each event flushed at once.",
             "security": READ_SECURITY,
             "parameters": [MATCH_ID_PARAM, {
                 "name": "after", "in": "query", "required": False,
                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}, {
                 "name": "Last-Event-ID", "in": "header", "required": False,
-                "schema": {"type": "string", "pattern": r"^[0-9]{0,15}$"}}],
+                "schema": {"type": "string", "pattern": r"^[0-9]{0,15}$"}}, {
+                "name": "mode", "in": "query", "required": False,
+                "description": "`full`: each version's whole state; `patch`: JSON Patches "
+                "between snapshots (smaller; for mobile clients).",
+                "schema": {"type": "string", "enum": ["full", "patch"], "default": "full"}}, {
+                "name": "snapshotEvery", "in": "query", "required": False,
+                "description": "Patch mode: a whole `snapshot` after this many versions.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 10_000,
+                           "default": 50}}, {
+                "name": "ticket", "in": "query", "required": False,
+                "description": "A stream ticket (`createStreamTicket`) instead of the seat "
+                "token, for clients that cannot send it (a browser's EventSource sends no "
+                "headers of its own): the stream is that seat's. Accepted here only, for the "
+                "match it was issued for, until its `expiresAt` (401 `ticket_invalid`: fetch a "
+                "new one, for every reconnection too, passing `after=<last id>`). Not with the "
+                "seat token as well (400 `malformed`).",
+                "schema": {"type": "string", "maxLength": 200}}],
             "responses": {
                 "200": {"description": "An event stream; its schema is that of one event "
                         "(OpenAPI 3.2's `itemSchema`).",
                         "content": {"text/event-stream": {"schema": {
-                            "$ref": "#/components/schemas/MatchStateEvent"}}}},
+                            "$ref": "#/components/schemas/" + STREAM_EVENT}}}},
                 "204": {"description": "The match is finished and the caller has seen it all."},
                 **_problems(operation="streamEvents"),
             },
@@ -480,7 +534,7 @@ def build_openapi() -> dict[str, Any]:
     _require_discriminators(schemas, schemas)
     _problem_schema(schemas)
     _optional_without_default(schemas)
-    schemas[STATE_EVENT] = _state_event_schema()
+    schemas.update(_stream_event_schemas())
     return {
         "openapi": "3.1.0",
         "info": {
@@ -547,6 +601,9 @@ def _declare_languages(paths: dict[str, Any]) -> dict[str, Any]:
 
 REQUEST_BODIES = ("CreateMatchRequest", "ActRequest", "HandSeatRequest")
 STATE_EVENT = "MatchStateEvent"
+PATCH_EVENT = "MatchPatchEvent"
+OTHER_STREAM_EVENT = "OtherStreamEvent"
+STREAM_EVENT = "MatchStreamEvent"
 
 
 def _optional_without_default(schemas: dict[str, Any]) -> None:
@@ -600,32 +657,69 @@ def _drop_optional_defaults(node: Any) -> None:
         _drop_optional_defaults(prop)
 
 
-def _state_event_schema() -> dict[str, Any]:
+STREAM_EVENT_KINDS = ("state", "snapshot", "patch")
+"""The event names of a match's stream (an open list: clients ignore names they do not know)."""
+
+
+def _stream_event_schemas() -> dict[str, Any]:
     """One event of ``GET /v1/matches/{id}/events``, as an SSE parser sees it (the fields
-    of the event; ``data`` is JSON text whose schema is ``contentSchema``)."""
-    return {
-        "title": STATE_EVENT,
-        "type": "object",
-        "description": "One Server-Sent Event of a match's stream: the caller's state at one "
-        "version. (Comment lines -- `: ping` -- carry no event.)",
-        "properties": {
-            "event": {"const": "state", "description": "The event name."},
-            "id": {"type": "string", "pattern": "^[0-9]+$",
-                   "description": "The version; send the last one seen as `Last-Event-ID` "
-                   "to resume."},
-            "data": {
-                "type": "string",
-                "description": "The caller's `MatchState` as JSON text (the same document "
-                "as `GET /v1/matches/{matchId}`).",
-                "contentMediaType": "application/json",
-                "contentSchema": {"$ref": "#/components/schemas/MatchState"},
+    of the event; ``data`` is JSON text whose schema is ``contentSchema``): a whole state
+    (``state``, ``snapshot``), a patch, or an event of a kind added later."""
+    def event(title: str, names: dict[str, Any], about: str, data: dict[str, Any]) -> Any:
+        return {
+            "title": title,
+            "type": "object",
+            "description": about,
+            "properties": {
+                "event": {**names, "description": "The event name."},
+                "id": {"type": "string", "pattern": "^[0-9]+$",
+                       "description": "The version; send the last one seen as "
+                       "`Last-Event-ID` to resume."},
+                "data": data,
+                "retry": {"type": "integer", "minimum": 0,
+                          "description": "Reconnection delay in milliseconds, when the "
+                          "server suggests one."},
             },
-            "retry": {"type": "integer", "minimum": 0,
-                      "description": "Reconnection delay in milliseconds, when the server "
-                      "suggests one."},
-        },
-        "required": ["event", "id", "data"],
+            "required": ["event", "id", "data"],
+        }
+
+    state = event(
+        STATE_EVENT, {"enum": ["state", "snapshot"]},
+        "The caller's whole state at one version: `state` for each version in full mode "
+        "(and first on a fresh stream); `snapshot` first in patch mode, every "
+        "`snapshotEvery` versions there, whenever no patch can be made, and after a gap (a "
+        "stream resumed further behind than the server's resume window: the versions in "
+        "between are skipped; the log has them). (Comment lines -- `: ping` -- carry no "
+        "event.)",
+        {"type": "string", "contentMediaType": "application/json",
+         "contentSchema": {"$ref": "#/components/schemas/MatchState"},
+         "description": "The caller's `MatchState` as JSON text (the same document as "
+         "`GET /v1/matches/{matchId}`)."},
+    )
+    patch = event(
+        PATCH_EVENT, {"const": "patch"},
+        "Patch mode (`?mode=patch`): the change from the previous event's state to this "
+        "version's, as RFC 6902 operations on its JSON.",
+        {"type": "string", "contentMediaType": "application/json",
+         "contentSchema": {"$ref": "#/components/schemas/StreamPatch"},
+         "description": "A `StreamPatch` as JSON text."},
+    )
+    other = event(
+        OTHER_STREAM_EVENT, {"type": "string", "not": {"enum": list(STREAM_EVENT_KINDS)}},
+        "An event of a kind this document does not know yet: ignore it.",
+        {"type": "string"},
+    )
+    stream = {
+        "title": STREAM_EVENT,
+        "description": "One event of a match's stream. Known kinds (`event`): "
+        + ", ".join(f"`{k}`" for k in STREAM_EVENT_KINDS)
+        + "; more may be added: ignore unknown ones.",
+        "anyOf": [{"$ref": "#/components/schemas/" + name}
+                  for name in (STATE_EVENT, PATCH_EVENT, OTHER_STREAM_EVENT)],
+        "x-extensible-enum": list(STREAM_EVENT_KINDS),
     }
+    return {STATE_EVENT: state, PATCH_EVENT: patch, OTHER_STREAM_EVENT: other,
+            STREAM_EVENT: stream}
 
 
 def _board_svg_path() -> dict[str, Any]:

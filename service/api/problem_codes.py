@@ -42,7 +42,8 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     ),
     "handSeatToBot": (*_BODY, *_READ, "not_found", "match_finished", "bad_bots", "busy"),
     "getLog": ("malformed", *_READ),
-    "streamEvents": ("malformed", *_READ),
+    "streamEvents": ("malformed", *_READ, "too_many_streams", "replica_full", "ticket_invalid"),
+    "createStreamTicket": _READ,
     "getBoardSvg": ("malformed", *_READ, "bad_highlight", "no_picture", "busy"),
     "healthz": (),
     "readyz": ("store_unavailable",),
@@ -70,11 +71,11 @@ request the transport refuses, or the reason a WebSocket's ``connection_init`` i
 
 HTTP_ONLY = (
     "not_found", "method_not_allowed", "precondition_failed", "body_too_large",
-    "unsupported_media_type", "internal",
+    "unsupported_media_type", "internal", "ticket_invalid",
 )
 """Codes GraphQL never puts in a failure member: REST's routing, headers and media types,
-the request-size limit (answered as an HTTP problem before GraphQL runs), and a bug (a
-masked GraphQL error)."""
+the request-size limit (answered as an HTTP problem before GraphQL runs), a bug (a
+masked GraphQL error), and the event stream's tickets (REST's ``?ticket=``)."""
 
 ILLEGAL_MOVE_STATUS = 422
 ILLEGAL_MOVE_TITLE = "Illegal move"

@@ -23,7 +23,7 @@ from .due import DueSignals
 from .models import ActResponse, EventOut
 from .play import check_pins, play
 from .records import IdempotentResult, LogRecord
-from .replay import replay
+from .replay import moves_between
 from .storage import MatchStorage, busy
 from .views import events_for, seat_of, state_of
 from .wire import parse_action
@@ -123,7 +123,9 @@ class Acting:
                 "This Idempotency-Key was already used for a different action.",
             )
         version, record = await self.storage.load(match_id)
-        _, moves = await replay(self.storage, match_id, engine, record, first.version)
+        _, moves = await moves_between(
+            self.storage, match_id, engine, record, first.version - 1, first.version
+        )
         events: list[EventOut] = []
         state = state_of(match_id, version, engine, engine.loads(record.state), seat, record)
         if moves and moves[-1][0] == first.version:

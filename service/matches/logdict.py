@@ -5,9 +5,12 @@ from entry to entry and from match to match. Raw deflate with a preset dictionar
 typical entries of the same game shrinks one to 4-10 bytes, which keeps a finished match
 (record and log) at 1.3-7.6 KiB in Redis.
 
-Stored form: the raw deflate stream, nothing else -- the match record names its game and
-dictionary number once (``MatchRecord.log_dict``, fixed when the match is created), so an
-entry carries no header; number 0 means plain JSON (a game without a dictionary).
+Stored form: the raw deflate stream -- the match record names its game and dictionary
+number once (``MatchRecord.log_dict``, fixed when the match is created), so an entry carries
+no header; number 0 means plain JSON (a game without a dictionary). Deflate marks its own
+end, so bytes may follow the stream (``split``): an entry holding a state checkpoint
+(``records.LogRecord``) carries the engine's state there; readers that predate checkpoints
+ignore them.
 Dictionary ``n`` of game ``g`` has the id ``"g.n"``. Dictionaries are data: once committed,
 an id's bytes never change; a better dictionary gets a new number and only new matches use
 it. (Numbers 1, trained on entries that still held events, and 2, a 16 KB sample, were
@@ -61,10 +64,20 @@ def compress(game: str, number: int, data: bytes) -> bytes:
 
 
 def decompress(game: str, number: int, data: bytes) -> bytes:
+    """The entry ``compress`` made (any bytes after the deflate stream are left out)."""
+    return split(game, number, data)[0]
+
+
+def split(game: str, number: int, data: bytes) -> tuple[bytes, bytes]:
+    """The inflated deflate stream at the start of ``data`` and the bytes after its end (a
+    state checkpoint: ``records.LogRecord``); number 0: ``data`` and nothing."""
     if number == 0:
-        return data
+        return data, b""
     unpacker = zlib.decompressobj(-15, dictionaries()[f"{game}.{number}"])
-    return unpacker.decompress(data) + unpacker.flush()
+    inflated = unpacker.decompress(data) + unpacker.flush()
+    if not unpacker.eof:
+        raise ValueError("a log entry's deflate stream is cut short")
+    return inflated, unpacker.unused_data
 
 
 def _sample_entries(game: str) -> bytes:

@@ -9,6 +9,7 @@ types, so the published schema is typed although these classes are game-agnostic
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
@@ -103,6 +104,22 @@ class CreateMatchResponse(WireModel):
     game: str
     version: int
     seats: list[SeatToken] = Field(description="One token per human seat.")
+
+
+class StreamTicket(WireModel):
+    """A short-lived credential for one seat's event stream."""
+
+    ticket: str = Field(
+        description="Open the match's event stream with `?ticket=<ticket>` (for clients that "
+        "cannot send `Authorization`, such as a browser's EventSource). It names this seat "
+        "of this match only, is accepted nowhere else, and stops working at `expiresAt` or "
+        "when the seat's token does (a seat handed to a bot). Fetch a new one for each "
+        "(re)connection."
+    )
+    expires_at: datetime = Field(
+        description="RFC 3339, UTC: the ticket is refused from this moment on (a stream "
+        "opened before goes on)."
+    )
 
 
 class MatchState(WireModel):
@@ -209,10 +226,19 @@ class LogEntryOut(WireModel):
     events: list[EventOut]
 
 
+LOG_PAGE_MAX = 200
+"""The most log entries one page holds (``limit``'s maximum and default)."""
+
+
 class LogPage(WireModel):
     match_id: str
     entries: list[LogEntryOut]
     latest_version: int
+    next_after: int | None = Field(
+        description=f"The version of the last entry here when more follow (at most "
+        f"{LOG_PAGE_MAX} entries a page): ask again with `after` = this; null when this page "
+        "reaches `latestVersion`."
+    )
 
     def to_json(self) -> dict[str, JSON]:
         dumped = super().to_json()
@@ -222,3 +248,31 @@ class LogPage(WireModel):
             assert isinstance(out, dict)
             out["action"] = wire_action(entry.action)
         return dumped
+
+
+class PatchOperation(WireModel):
+    """One RFC 6902 operation (`value` only for add, replace and test; `from` only for move
+    and copy)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True,
+        json_schema_serialization_defaults_required=False,
+    )
+
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: str = Field(description="A JSON Pointer (RFC 6901) into the previous state.")
+    value: Any = Field(default=None, description="The new value (add, replace, test).")
+    from_: str = Field(default="", alias="from",
+                       description="The source pointer (move, copy).")
+
+
+class StreamPatch(WireModel):
+    """The data of a `patch` event: how the caller's state at `baseVersion` (the previous
+    event's) becomes its state at `version`."""
+
+    version: int
+    base_version: int = Field(description="The version the operations apply to: always "
+                              "`version - 1`, the previous event's.")
+    operations: list[PatchOperation] = Field(
+        description="RFC 6902 JSON Patch operations on the previous `MatchState` JSON."
+    )

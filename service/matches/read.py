@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from service import texts
+from service.errors import ApiError
 from service.games import get as get_engine
 from service.games.base import Engine, parse_action
-from service.i18n import DEFAULT_LANGUAGE, Lang
+from service.i18n import DEFAULT_LANGUAGE, Lang, T
 
 from .due import DueSignals
-from .models import LegalMoves, LogEntryOut, LogPage, MatchState
+from .models import LOG_PAGE_MAX, LegalMoves, LogEntryOut, LogPage, MatchState
 from .records import MatchRecord
-from .replay import replay
+from .replay import Replayed, moves_between
 from .storage import MatchStorage
 from .views import events_for, seat_of, state_of
 
@@ -55,15 +56,28 @@ class Reads:
                           texts=said)
 
     async def log(
-        self, match_id: str, token: str | None, after: int, lang: Lang = DEFAULT_LANGUAGE
+        self, match_id: str, token: str | None, after: int, lang: Lang = DEFAULT_LANGUAGE,
+        *, limit: int | None = None,
     ) -> LogPage:
-        """The moves after version ``after`` as the caller sees them, the events' sentences
-        in ``lang``. The store keeps seat and action per version; the events are re-derived
-        by replaying from the seed."""
+        """Up to ``limit`` (1 to ``LOG_PAGE_MAX``) moves after version ``after`` as the caller
+        sees them, the events' sentences in ``lang``; ``nextAfter`` says where the next page
+        starts. The store keeps seat and action per version; the events are re-derived by
+        replaying from the newest checkpoint at or before ``after`` (``replay.py``), so a page
+        costs at most ``CHECKPOINT_EVERY - 1 + limit`` replayed moves. The transports always
+        pass a limit (``LOG_PAGE_MAX`` by default); None, the whole rest of the log in one
+        page, is for callers in the process (tools, tests)."""
+        if limit is not None and not 1 <= limit <= LOG_PAGE_MAX:
+            raise ApiError.of(
+                "malformed", T("limit must be 1 to {most}.", most=LOG_PAGE_MAX)
+            )
         version, record = await self.storage.load(match_id)
         seat = seat_of(record, token, required=False)
         engine = get_engine(record.game)
-        _, moves = await replay(self.storage, match_id, engine, record, version)
+        after = max(after, 0)
+        upto = version if limit is None else min(version, after + limit)
+        moves: Replayed = []
+        if after < version:
+            _, moves = await moves_between(self.storage, match_id, engine, record, after, upto)
         view = engine.view(engine.loads(record.state), seat)
         out = [
             LogEntryOut(
@@ -74,6 +88,6 @@ class Reads:
                 events=events_for(seat, events, engine.id, lang=lang, view=view),
             )
             for moved, logged, events in moves
-            if moved > after
         ]
-        return LogPage(match_id=match_id, entries=out, latest_version=version)
+        return LogPage(match_id=match_id, entries=out, latest_version=version,
+                       next_after=upto if upto < version else None)

@@ -7,7 +7,9 @@ they belong to, so a retried request can never act twice.
 
 Log entry: compact JSON ``{"s": seat, "a": action}`` (seat null for a seat handed to a bot),
 deflated with the game's preset dictionary named in the record (``logdict.py``): 4-10 bytes
-a move. Events are
+a move; every ``CHECKPOINT_EVERY``-th version's entry also carries the state after it (a
+checkpoint, written by the same compare-and-set as the move), so that no read replays more
+than ``CHECKPOINT_EVERY - 1`` moves to reach a past version. Events are
 not stored: the engines are deterministic, so the service re-derives them by replaying the
 logged actions from the seed (``MatchService`` filters them per seat with
 ``Event.for_seat``). See docs/decisions.md, "Events are re-derived, not stored".
@@ -15,6 +17,7 @@ logged actions from the seed (``MatchService`` filters them per seat with
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -127,16 +130,43 @@ def _bots(raw: Any, kind: str) -> dict[int, str]:
     return {int(seat): kind for seat in raw or ()}
 
 
+CHECKPOINT_EVERY = 100
+"""Every version that is a multiple of this carries a state checkpoint in its log entry, so a
+read replays at most ``CHECKPOINT_EVERY - 1`` moves to reach any past version (``replay.py``).
+Chosen by measurement (docs/performance.md, "Checkpoints"): a checkpoint costs the engine's
+state (New York 1901: 120-200 bytes, Ginkgopolis: 350-560) and replaying 99 moves about as
+long as one log page's own replay. Changing it is safe: readers look for a checkpoint where
+this build puts them and replay from the seed where they find none."""
+
+
+def checkpointed(version: int) -> bool:
+    """Whether the log entry of ``version`` carries the state after it."""
+    return version > 0 and version % CHECKPOINT_EVERY == 0
+
+
 @dataclass(frozen=True, slots=True)
 class LogRecord:
     seat: int | None
     action: JSON
+    checkpoint: bytes | None = None
+    """The engine's ``dumps`` of the state after this version (``checkpointed`` versions;
+    None elsewhere and in entries written before checkpoints existed)."""
 
     def encode(self, game: str, log_dict: int) -> bytes:
-        """Compact JSON, deflated with dictionary ``log_dict`` of ``game`` (0: plain)."""
-        return logdict.compress(game, log_dict, _compact({"s": self.seat, "a": self.action}))
+        """Compact JSON, deflated with dictionary ``log_dict`` of ``game``, then the
+        checkpoint's bytes as they are (deflate marks the end of its stream). Dictionary 0:
+        plain JSON, the checkpoint in base64 under ``"c"``."""
+        entry: dict[str, JSON] = {"s": self.seat, "a": self.action}
+        if log_dict == 0:
+            if self.checkpoint:
+                entry["c"] = base64.b64encode(self.checkpoint).decode()
+            return _compact(entry)
+        return logdict.compress(game, log_dict, _compact(entry)) + (self.checkpoint or b"")
 
     @classmethod
     def decode(cls, game: str, log_dict: int, data: bytes) -> LogRecord:
-        raw = json.loads(logdict.decompress(game, log_dict, data))
-        return cls(seat=raw["s"], action=raw["a"])
+        text, checkpoint = logdict.split(game, log_dict, data)
+        raw = json.loads(text)
+        if log_dict == 0 and "c" in raw:
+            checkpoint = base64.b64decode(raw["c"], validate=True)
+        return cls(seat=raw["s"], action=raw["a"], checkpoint=checkpoint or None)

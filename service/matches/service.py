@@ -7,8 +7,8 @@ one concern -- ``create`` (catalogue and new matches), ``read`` (views, legal mo
 ``watch`` (live versions), ``replay``, ``due`` (signals to the bot workers) and ``storage``
 (records in the store). This class composes them; it decides nothing itself: its
 operations are the parts' own methods (``create_match``, ``get_state``, ``legal_moves``,
-``log``, ``act``, ``act_as_bot``, ``hand_seat_to_bot``), plus ``catalogue``, ``watch`` and
-``ready``.
+``log``, ``act``, ``act_as_bot``, ``hand_seat_to_bot``, ``issue_stream_ticket``,
+``seat_of_ticket``), plus ``catalogue``, ``watch`` and ``ready``.
 """
 
 from __future__ import annotations
@@ -16,16 +16,22 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 
+from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.metrics import Metrics
 from service.store import MatchStore
 
-from . import create, watch
+from . import create
 from .act import Acting
 from .bot_seats import BotSeats
 from .due import DueSignals
 from .models import GameInfo, MatchState
 from .read import Reads
 from .storage import MatchStorage
+from .tickets import DEFAULT_TICKET_SECONDS, StreamTickets
+from .watch import Watching
+
+LiveFigure = tuple[str, str, str, dict[str, str], float]
+"""(metric name, type, help, labels, value)."""
 
 
 class MatchService:
@@ -43,6 +49,9 @@ class MatchService:
         ttl_idle: int | None,
         metrics: Metrics | None = None,
         clock: Callable[[], float] = time.time,
+        stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS,
+        hub: LiveHub | None = None,
+        resume_window: int = DEFAULT_RESUME_WINDOW,
     ) -> None:
         self.storage = MatchStorage(
             store, ttl_finished=ttl_finished, ttl_idle=ttl_idle,
@@ -59,6 +68,12 @@ class MatchService:
         self.act = Acting(self.storage, self.due).act
         self.act_as_bot = bots.act_as_bot
         self.hand_seat_to_bot = bots.hand_seat_to_bot
+        stream_tickets = StreamTickets(self.storage, stream_ticket_seconds)
+        self.issue_stream_ticket = stream_tickets.issue_stream_ticket
+        self.seat_of_ticket = stream_tickets.seat_of_ticket
+        self.hub = hub or LiveHub(store)
+        self.watching = Watching(self.storage, self.hub, resume_window=resume_window)
+        self.follow = self.watching.follow
 
     @property
     def store(self) -> MatchStore:
@@ -80,9 +95,47 @@ class MatchService:
     async def catalogue(self) -> list[GameInfo]:
         return create.catalogue()
 
-    def watch(self, match_id: str, token: str | None, after: int) -> AsyncIterator[MatchState]:
-        """Every version > ``after`` as the caller sees it (``watch.watch``)."""
-        return watch.watch(self.storage, match_id, token, after)
+    async def watch(
+        self, match_id: str, token: str | None, after: int
+    ) -> AsyncIterator[MatchState]:
+        """Every version > ``after`` as the caller sees it, whole (``follow`` in full mode;
+        a caller more than the resume window behind gets the current version first)."""
+        async for event in self.follow(match_id, token=token, after=after):
+            yield event.state
+
+    def live_figures(self) -> list[LiveFigure]:
+        """The live side's figures for ``/metrics``: watchers, watched matches, pub/sub
+        connections, wake-ups, deliveries, resumes by kind and refused streams."""
+        hub, watching = self.hub, self.watching
+        pubsub = float(getattr(self.store, "pubsub_connections", 0))
+        figures: list[LiveFigure] = [
+            ("skyline_live_watchers", "gauge", "Event streams and subscriptions open now.",
+             {}, float(hub.watchers)),
+            ("skyline_live_matches", "gauge", "Matches with a watcher on this replica.",
+             {}, float(hub.topics)),
+            ("skyline_live_pubsub_connections", "gauge",
+             "Pub/sub connections this replica holds to the store (one per shard node).",
+             {}, pubsub),
+            ("skyline_live_wakeups_total", "counter",
+             "New versions the replica's store watches saw (one per version per watched "
+             "match, however many watch it).", {}, float(hub.wakeups)),
+            ("skyline_live_deliveries_total", "counter",
+             "Events delivered to watchers.", {}, float(watching.deliveries)),
+            ("skyline_live_watch_retries_total", "counter",
+             "Store watches of watched matches started again after the store failed (the "
+             "streams stay open; only a lasting outage ends them).", {},
+             float(getattr(hub, "watch_retries", 0))),
+        ]
+        for kind, count in sorted(watching.resumes.items()):
+            figures.append(("skyline_live_resumes_total", "counter",
+                            "Streams resumed behind the newest version, by kind (replay: "
+                            "each missed version; snapshot: the current state).",
+                            {"kind": kind}, float(count)))
+        for reason, count in sorted(hub.refused.items()):
+            figures.append(("skyline_live_refused_total", "counter",
+                            "Streams refused by a cap, by code.", {"code": reason},
+                            float(count)))
+        return figures
 
     async def ready(self) -> bool:
         return await self.storage.ready()

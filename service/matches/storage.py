@@ -11,6 +11,7 @@ import asyncio
 import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from service import games
@@ -20,7 +21,7 @@ from service.metrics import Metrics
 from service.store import LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
 
 from . import logdict
-from .records import LogRecord, MatchRecord, OutdatedRecord
+from .records import LogRecord, MatchRecord, OutdatedRecord, checkpointed
 
 Result = TypeVar("Result")
 
@@ -131,7 +132,13 @@ class MatchStorage:
     async def write(
         self, match_id: str, version: int, record: MatchRecord, entry: LogRecord
     ) -> bool:
-        """Compare-and-set ``record`` as version ``version + 1`` with its log ``entry``."""
+        """Compare-and-set ``record`` as version ``version + 1`` with its log ``entry``; a
+        ``checkpointed`` version's entry carries the record's state (the state after it)."""
+        if checkpointed(version + 1) and entry.checkpoint is None:
+            # Re-dumped, so that the checkpoint is what replaying would rebuild even when the
+            # record's state is an older build's bytes (a hand-over leaves it unchanged).
+            engine = games.get(record.game)
+            entry = replace(entry, checkpoint=engine.dumps(engine.loads(record.state)))
         try:
             return await self.guard(
                 self.store.compare_and_set(

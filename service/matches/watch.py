@@ -1,53 +1,212 @@
-"""Watching a match: every new version as the caller sees it, in order, without gaps."""
+"""Watching a match: every new version as the caller sees it, in order, without gaps.
+
+``Watching.follow`` serves the event stream and the GraphQL subscription. Live versions come
+from the replica's ``LiveHub`` (one store watch per match) and are rendered once per version
+and visibility by the match's ``Timeline``. A watcher that resumes at most ``resume_window``
+versions behind gets each missed version (replayed from the newest checkpoint, a bounded
+number of moves); further behind, one ``snapshot`` of the current state and then each new
+version -- a documented gap (the log has every past move).
+
+Modes: ``full`` sends each version's whole ``MatchState`` (event ``state``); ``patch`` sends a
+``snapshot`` first, then ``patch`` events (RFC 6902 operations from the previous version of
+the same view), and a ``snapshot`` again every ``snapshot_every`` versions and whenever no
+patch can be made (a gap, or a version no longer at hand).
+"""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Literal
 
+from service.errors import ApiError
 from service.games import get as get_engine
-from service.store import MatchNotFound
+from service.live import DEFAULT_RESUME_WINDOW, LiveHub
+from service.store import MatchNotFound, StoreUnavailable
 
 from .models import MatchState
-from .records import LogRecord
-from .replay import replay, replay_step, with_handover
-from .storage import MatchStorage
+from .records import LogRecord, MatchRecord
+from .replay import replay_step, state_at, with_handover
+from .storage import RETRY_AFTER_SECONDS, MatchStorage
+from .timeline import Frame, Timeline, Timelines, encode
 from .views import seat_of, state_of
 
+Mode = Literal["full", "patch"]
+Kind = Literal["state", "snapshot", "patch"]
+DEFAULT_SNAPSHOT_EVERY = 50
 
-async def watch(
-    storage: MatchStorage, match_id: str, token: str | None, after: int
-) -> AsyncIterator[MatchState]:
-    """Every version > ``after`` as the caller sees it, in order, without gaps.
 
-    The store keeps only the latest state, so older versions are rebuilt by replaying the
-    logged actions (engines are deterministic); a live stream advances one logged action at
-    a time, and picks up seats handed to bots from the log as it goes.
-    """
-    version, record = await storage.load(match_id)
-    seat = seat_of(record, token, required=False)
-    engine = get_engine(record.game)
-    after = max(after, 0)
-    if after >= version:
-        state, current = engine.loads(record.state), version
-    else:
-        (state, _), current = await replay(storage, match_id, engine, record, after), after
-    for_store = storage.store.watch(match_id, after)
-    try:
-        async for written in storage.guard_iter(for_store):  # ends if the match expires
-            if written <= current:
+@dataclass(frozen=True, slots=True)
+class LiveEvent:
+    """One event of a stream: its kind, the version (the SSE ``id``), the JSON ``data`` and
+    the ``MatchState`` itself (state and snapshot events; the GraphQL subscription's)."""
+
+    kind: Kind
+    version: int
+    data: str
+    state: MatchState
+
+    @property
+    def finished(self) -> bool:
+        return self.state.status == "finished"
+
+
+class Watching:
+    """The live side of the match service on this replica."""
+
+    def __init__(self, storage: MatchStorage, hub: LiveHub, *,
+                 resume_window: int = DEFAULT_RESUME_WINDOW) -> None:
+        self.storage = storage
+        self.hub = hub
+        self.timelines = Timelines(storage)
+        self.resume_window = resume_window
+        self.deliveries = 0
+        self.resumes: dict[str, int] = {"replay": 0, "snapshot": 0}
+
+    async def follow(
+        self, match_id: str, *, token: str | None = None, seat: int | None = None,
+        after: int | None = None, mode: Mode = "full",
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+    ) -> AsyncIterator[LiveEvent]:
+        """The stream of ``match_id`` as the caller sees it. The caller is a seat token's
+        holder (``token``), a seat already authenticated another way (``seat``, e.g. by a
+        stream ticket), or a spectator (neither). Without ``after`` the stream starts with
+        the current version; with it, with the first version after it. Ends after the
+        version that finishes the match."""
+        version, record = await self.storage.load(match_id)
+        if token is not None:
+            seat = seat_of(record, token, required=False)
+        engine = get_engine(record.game)
+        timeline = self.timelines.acquire(match_id, engine, version, record)
+        stream = _Stream(self, timeline, seat, mode, max(snapshot_every, 1))
+        try:
+            await timeline.advance(version)
+            newest = timeline.newest
+            if after is None or after > newest.version:
+                yield stream.snapshot(newest)
+                cursor = newest.version
+            elif newest.version - after > self.resume_window:
+                self.resumes["snapshot"] += 1
+                yield stream.snapshot(newest, gap=True)
+                cursor = newest.version
+            else:
+                stream.last = cursor = max(after, 0)
+                if cursor < newest.version:
+                    self.resumes["replay"] += 1
+                async for event in stream.catch_up(record, newest.version):
+                    yield event
+                    cursor = event.version
+            if stream.finished:
+                return
+            async with contextlib.aclosing(self.hub.updates(match_id, cursor)) as updates:
+                async for latest in updates:
+                    await timeline.advance(latest)
+                    async for event in stream.upto(record, latest):
+                        yield event
+                        if stream.finished:
+                            return
+        except MatchNotFound:
+            return  # expired while watched
+        except StoreUnavailable:
+            raise ApiError.of(
+                "store_unavailable", "The match store is unavailable; retry shortly.",
+                retryAfter=RETRY_AFTER_SECONDS,
+            ) from None
+        finally:
+            self.timelines.release(timeline)
+
+
+class _Stream:
+    """One watcher's position: the last version it got, and what it needs next."""
+
+    def __init__(self, watching: Watching, timeline: Timeline, seat: int | None,
+                 mode: Mode, snapshot_every: int) -> None:
+        self.watching = watching
+        self.timeline = timeline
+        self.seat = seat
+        self.mode = mode
+        self.snapshot_every = snapshot_every
+        self.last = -1
+        """The last version sent, or the one the watcher said it has (``after``)."""
+        self.base: Frame | None = None
+        """The frame of the last event sent (the base of the next patch)."""
+        self.sent_snapshot = False
+        self.since_snapshot = 0
+        self.finished = False
+
+    def _sent(self, event: LiveEvent, frame: Frame) -> LiveEvent:
+        self.last = event.version
+        self.base = frame
+        self.finished = event.finished
+        self.watching.deliveries += 1
+        return event
+
+    def snapshot(self, frame: Frame, *, gap: bool = False) -> LiveEvent:
+        """The whole state at ``frame``: event ``snapshot`` in patch mode and after a gap
+        (the versions in between are skipped), else ``state``."""
+        kind: Kind = "state" if self.mode == "full" and not gap else "snapshot"
+        self.sent_snapshot = True
+        self.since_snapshot = 0
+        state = frame.state_for(self.seat)
+        return self._sent(LiveEvent(kind, frame.version, frame.json_for(self.seat), state),
+                          frame)
+
+    def next(self, frame: Frame) -> LiveEvent:
+        """The event for ``frame``, the version right after the last one sent."""
+        if self.mode == "full" or not self.sent_snapshot:
+            return self.snapshot(frame)
+        self.since_snapshot += 1
+        patch = None
+        if self.since_snapshot < self.snapshot_every and self.last == frame.version - 1:
+            patch = frame.patch_for(self.seat, self.base)
+        if patch is None:
+            return self.snapshot(frame)
+        state = frame.state_for(self.seat)
+        return self._sent(LiveEvent("patch", frame.version, patch, state), frame)
+
+    async def upto(self, record: MatchRecord, latest: int) -> AsyncIterator[LiveEvent]:
+        """Every version after the last one sent, up to ``latest``: from the shared frames,
+        or, for a watcher that fell behind them, replayed on its own (or a snapshot when it
+        is more than the resume window behind)."""
+        while self.last < latest:
+            frame = self.timeline.frame(self.last + 1)
+            if frame is not None:
+                yield self.next(frame)
                 continue
-            try:
-                entries = await storage.entries(match_id, current)
-            except MatchNotFound:
-                return  # expired while watched
-            for entry in entries:
+            newest = self.timeline.newest
+            if newest.version <= self.last:
+                return  # the timeline restarted behind us; the next wake-up moves it on
+            if newest.version - self.last > self.watching.resume_window:
+                self.watching.resumes["snapshot"] += 1
+                yield self.snapshot(newest, gap=True)
+                continue
+            async for event in self.catch_up(record, newest.version):
+                yield event
+
+    async def catch_up(self, record: MatchRecord, upto: int) -> AsyncIterator[LiveEvent]:
+        """Versions after the last one up to ``upto``, rendered for this watcher alone (a
+        resume): the shared frames where they still are, else replayed from the newest
+        checkpoint (a bounded number of moves)."""
+        timeline = self.timeline
+        first_shared = min(timeline.frames)
+        if self.last + 1 < first_shared:
+            engine, match_id = timeline.engine, timeline.match_id
+            after = self.last
+            state = await state_at(timeline.storage, match_id, engine, record, after)
+            current = record
+            for entry in await timeline.storage.entries(match_id, after):
+                if entry.version >= first_shared:
+                    break
                 logged = LogRecord.decode(record.game, record.log_dict, entry.data)
                 state, _ = replay_step(engine, state, logged)
-                record = with_handover(record, logged)
-                current = entry.version
-                if current > after:
-                    yield state_of(match_id, current, engine, state, seat, record)
-    finally:
-        close = getattr(for_store, "aclose", None)
-        if close is not None:
-            await close()
+                current = with_handover(current, logged)
+                yield self.next(Frame(match_id, entry.version, engine, state, current))
+        while self.last < upto:
+            shared = timeline.frame(self.last + 1)
+            if shared is None:
+                return
+            yield self.next(shared)
+
+
+__all__ = ["LiveEvent", "Mode", "Watching", "encode", "state_of"]

@@ -97,13 +97,23 @@ def test_the_event_stream_is_described_event_by_event(toy_game: None) -> None:
     doc = build_openapi()
     stream = _operations(doc)["streamEvents"]["responses"]["200"]["content"]
     schema = stream["text/event-stream"]["schema"]
-    assert schema == {"$ref": "#/components/schemas/MatchStateEvent"}
-    event = doc["components"]["schemas"]["MatchStateEvent"]
-    assert set(event["required"]) == {"event", "id", "data"}
-    assert event["properties"]["event"] == {"const": "state", "description": "The event name."}
-    data = event["properties"]["data"]
-    assert data["contentMediaType"] == "application/json"
-    assert data["contentSchema"] == {"$ref": "#/components/schemas/MatchState"}
+    assert schema == {"$ref": "#/components/schemas/MatchStreamEvent"}
+    schemas = doc["components"]["schemas"]
+    union = schemas["MatchStreamEvent"]
+    assert union["anyOf"] == [{"$ref": f"#/components/schemas/{name}"} for name in
+                              ("MatchStateEvent", "MatchPatchEvent", "OtherStreamEvent")]
+    assert union["x-extensible-enum"] == ["state", "snapshot", "patch"]  # an open list
+    for name, kinds, content in (("MatchStateEvent", {"enum": ["state", "snapshot"]},
+                                  "MatchState"),
+                                 ("MatchPatchEvent", {"const": "patch"}, "StreamPatch")):
+        event = schemas[name]
+        assert set(event["required"]) == {"event", "id", "data"}
+        assert event["properties"]["event"] == {**kinds, "description": "The event name."}
+        data = event["properties"]["data"]
+        assert data["contentMediaType"] == "application/json"
+        assert data["contentSchema"] == {"$ref": f"#/components/schemas/{content}"}
+    assert schemas["OtherStreamEvent"]["properties"]["event"]["not"] == {
+        "enum": ["state", "snapshot", "patch"]}
 
 
 def _sse(text: str) -> list[dict[str, Any]]:
@@ -119,23 +129,37 @@ def _sse(text: str) -> list[dict[str, Any]]:
     return events
 
 
+@pytest.mark.parametrize("mode", ["full", "patch"])
 @pytest.mark.parametrize("seat", [None, 0])
 def test_every_served_event_fits_the_published_event_schema(
-    toy_game: None, seat: int | None
+    toy_game: None, seat: int | None, mode: str
 ) -> None:
     app = make_app(sse_max_seconds=0.3)
     doc = app.state.openapi
-    root = {**doc["components"]["schemas"]["MatchStateEvent"], "components": doc["components"]}
-    event_schema = jsonschema_rs.validator_for(root)
-    data_root = {"$ref": "#/components/schemas/MatchState", "components": doc["components"]}
-    data_schema = jsonschema_rs.validator_for(data_root)
+
+    def validator(name: str) -> Any:
+        root = {"$ref": f"#/components/schemas/{name}", "components": doc["components"]}
+        return jsonschema_rs.validator_for(root)
+
+    event_schema = validator("MatchStreamEvent")
+    data_schema = {"state": validator("MatchState"), "snapshot": validator("MatchState"),
+                   "patch": validator("StreamPatch")}
     with TestClient(app) as client:
         match = create(client)
-        client.post(f"{match.url}/actions", json={"action": {"type": "draw"}},
-                    headers=match.auth(0))
+        for _ in range(4):
+            state = client.get(match.url).json()
+            seat_to_move = min(state["activeSeats"])
+            legal = client.get(f"{match.url}/legal-moves",
+                               headers=match.auth(seat_to_move)).json()
+            answer = client.post(f"{match.url}/actions", json={"action": legal["moves"][0]},
+                                 headers=match.auth(seat_to_move))
+            assert answer.status_code == 200, answer.text
         headers = {} if seat is None else match.auth(seat)
-        events = _sse(client.get(f"{match.url}/events?after=0", headers=headers).text)
-    assert [e["id"] for e in events] == ["1"]
+        events = _sse(client.get(f"{match.url}/events?after=1&mode={mode}",
+                                 headers=headers).text)
+    assert [e["id"] for e in events] == ["2", "3", "4"]
+    expected = ["state"] * 3 if mode == "full" else ["snapshot", "patch", "patch"]
+    assert [e["event"] for e in events] == expected
     for event in events:
         event_schema.validate(event)
-        data_schema.validate(json.loads(event["data"]))
+        data_schema[event["event"]].validate(json.loads(event["data"]))

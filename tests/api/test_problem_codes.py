@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVICE = ROOT / "service"
 
 MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "streamEvents",
-             "getBoardSvg")
+             "getBoardSvg", "createStreamTicket")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
 BODY_OPS = ("createMatch", "act", "handSeatToBot")
 EVERY = "*"
@@ -77,12 +77,20 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/play.py::play": ("act",),
     "service/matches/storage.py::busy": (),  # counted where it is called
     "service/matches/storage.py::check_rules": MATCH_READ,  # from MatchStorage.load
+    "service/matches/read.py::Reads.log": ("getLog",),  # limit out of 1..200
     "service/matches/storage.py::MatchStorage.create": ("createMatch",),
     "service/matches/storage.py::MatchStorage.load": MATCH_READ,
     "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot"),
     "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ),
     "service/matches/storage.py::MatchStorage.guard_iter": ("streamEvents",),
+    "service/live/hub.py::LiveHub.admit": ("streamEvents",),  # and GraphQL's subscription
+    "service/matches/watch.py::Watching.follow": ("streamEvents",),
+    "service/api/rest/events.py::_mode": ("streamEvents",),
+    "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
+    "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
+    "service/matches/tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
+    "service/api/rest/tickets.py::stream_seat": ("streamEvents",),
     "service/matches/wire.py::parse_options": ("createMatch",),
     "service/matches/wire.py::parse_action": ("act",),
     "service/cli.py::show": (),  # the command line, not the API
@@ -317,6 +325,8 @@ def test_problems_met_by_real_requests_are_listed_on_their_operation(
     check("GET", f"{toy.url}/legal-moves", "unauthorized", headers={"Authorization": "Basic x"})
     check("GET", f"{toy.url}/log?after=x", "malformed")
     check("GET", f"{toy.url}/events?after=x", "malformed")
+    check("GET", f"{toy.url}/events?ticket=skt_0.AAAA.forged", "ticket_invalid")
+    check(post, f"{toy.url}/stream-tickets", "unauthorized")
     check("GET", f"{toy.url}/board.svg", "no_picture")
     check("GET", f"{ny.url}/board.svg?highlight=99999", "bad_highlight", headers=ny.auth(0))
     act = f"{ny.url}/actions"

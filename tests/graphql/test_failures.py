@@ -22,6 +22,7 @@ from service.errors import CODES, ApiError
 EXPECTED = {
     "malformed": BadRequest,
     "unauthorized": Unauthorized,
+    "ticket_invalid": Unauthorized,
     "forbidden": Forbidden,
     "not_found": NotFound,
     "match_not_found": NotFound,
@@ -34,6 +35,8 @@ EXPECTED = {
     "illegal_move": IllegalMove,
     "busy": Unavailable,
     "store_unavailable": Unavailable,
+    "too_many_streams": Unavailable,  # 429: come back after retryAfter
+    "replica_full": Unavailable,
 }
 
 

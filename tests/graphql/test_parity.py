@@ -56,7 +56,7 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
           match(id: $id) {{ ... on MatchState {{ {state} }} }}
           legalMoves(matchId: $id) {{ ... on LegalMoves {{ matchId version seat
                                                           moves {{ {move} }} texts }} }}
-          log(matchId: $id) {{ ... on LogPage {{ matchId latestVersion
+          log(matchId: $id) {{ ... on LogPage {{ matchId latestVersion nextAfter
             entries {{ version seat action {{ {move} }} events {{ {event} }} }} }} }}
         }}"""
         act = """mutation($id: ID!, $action: ActionInput!) {

@@ -19,9 +19,17 @@ from service.errors import ApiError
 from service.matches.models import CreateMatchRequest
 
 from .context import Info
-from .results import ACT_FAILURES, CREATE_FAILURES, HAND_FAILURES, answer, result_union
+from .results import (
+    ACT_FAILURES,
+    CREATE_FAILURES,
+    HAND_FAILURES,
+    READ_FAILURES,
+    answer,
+    result_union,
+)
 from .types.games import GameTypes, MalformedInput
 from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes
+from .types.tickets import StreamTicketType
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -40,6 +48,10 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     hand_result = result_union(
         "HandSeatResult", types.state, HAND_FAILURES,
         "The match after the hand-over (as a spectator sees it), or why not.",
+    )
+    ticket_result = result_union(
+        "CreateStreamTicketResult", StreamTicketType, READ_FAILURES,
+        "A stream ticket for the caller's seat, or why not.",
     )
     action_input = games.action_input
     options_input = games.options_input
@@ -154,5 +166,20 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 return await ctx.service.hand_seat_to_bot(str(match_id), token, kind.value)
 
             return await answer(HAND_FAILURES, hand, types.from_state, ctx.lang)
+
+        @strawberry.mutation(
+            description="A short-lived ticket for the caller's seat (needs its token) to open "
+            "the REST event stream with `?ticket=` where no Authorization header can be sent "
+            "(a browser's EventSource). Spectators need none."
+        )
+        async def create_stream_ticket(
+            self, info: Info, match_id: strawberry.ID,
+        ) -> ticket_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def issue() -> Any:
+                return await ctx.service.issue_stream_ticket(str(match_id), ctx.credentials())
+
+            return await answer(READ_FAILURES, issue, StreamTicketType.from_model, ctx.lang)
 
     return Mutation

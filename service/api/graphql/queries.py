@@ -5,6 +5,7 @@ from typing import Any
 import strawberry
 
 from service.api.graphql.board import graphql_board_field
+from service.matches.models import LOG_PAGE_MAX
 
 from .context import Info
 from .results import READ_FAILURES, answer, result_union
@@ -56,15 +57,19 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
 
         @strawberry.field(
             description="Versions after `after`, with the events the caller may see; the "
-            "caller's own moves include the action."
+            "caller's own moves include the action. At most `limit` entries (1 to "
+            f"{LOG_PAGE_MAX}; more is BadRequest `malformed`): `nextAfter` is where the next "
+            "page starts."
         )
         async def log(
-            self, info: Info, match_id: strawberry.ID, after: int = 0
+            self, info: Info, match_id: strawberry.ID, after: int = 0,
+            limit: int = LOG_PAGE_MAX,
         ) -> log_result:  # type: ignore[valid-type]
             ctx = info.context
             return await answer(
                 READ_FAILURES,
-                lambda: ctx.service.log(str(match_id), ctx.credentials(), after, ctx.lang),
+                lambda: ctx.service.log(str(match_id), ctx.credentials(), after, ctx.lang,
+                                        limit=limit),
                 types.from_log,
                 ctx.lang,
             )

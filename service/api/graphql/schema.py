@@ -6,6 +6,8 @@ engines always give the same SDL (``schema.graphql`` is checked against it in CI
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
@@ -22,6 +24,7 @@ from service import games
 
 from .catalogue import RESULT_NAME, graphql_catalogue_field
 from .convert import Converter
+from .limits import RootFieldLimit
 from .mutations import build_mutation
 from .queries import build_query
 from .subscriptions import build_subscription
@@ -44,10 +47,29 @@ RESERVED_NAMES = (
     "Query", "Mutation", "Subscription", "Game", "SeatToken", "MatchCreated", "Event",
     "MatchState", "LegalMoves", "ActionAccepted", "LogEntry", "LogPage", "MatchStatus",
     "MatchResult", "LegalMovesResult", "LogResult", "CreateMatchResult", "ActResult",
-    "MatchUpdate", "Problem", "NoGame", "JSON", "ID", "String", "Int", "Float", "Boolean",
+    "MatchUpdate", "Problem", "NoGame", "StreamTicket", "CreateStreamTicketResult",
+    "JSON", "ID", "String", "Int", "Float", "Boolean",
     RESULT_NAME,
     *(kind.__name__ for kind in FAILURES),
 )
+
+
+class CachedParser(ParserCache):
+    """Strawberry's ``ParserCache``, except that a document it cannot parse (a syntax error,
+    or more than ``MAX_TOKENS`` tokens) is left to Strawberry's own parse, which answers the
+    error as a GraphQL error. Strawberry 0.341 does so for queries and mutations, but a
+    subscription's parse error raised here escapes: the WebSocket operation died with
+    ``complete`` and no error (strawberry-graphql/strawberry#1439)."""
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context
+        try:
+            context.graphql_document = self.cached_parse_document(
+                context.query, **context.parse_options
+            )
+        except GraphQLError:
+            context.graphql_document = None  # parsed again, within Strawberry's handling
+        yield
 
 
 def should_mask(error: GraphQLError) -> bool:
@@ -64,6 +86,7 @@ def build_schema() -> strawberry.Schema:
     limits = [
         *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
+        RootFieldLimit,
     ]
     return strawberry.Schema(
         query=build_query(match_types, graphql_catalogue_field(converter)),
@@ -75,7 +98,7 @@ def build_schema() -> strawberry.Schema:
             # ones, which would make every request a miss in the validation cache.
             lambda: AddValidationRules(limits),
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
-            lambda: ParserCache(maxsize=DOCUMENT_CACHE),
+            lambda: CachedParser(maxsize=DOCUMENT_CACHE),
             lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
             lambda: MaskErrors(should_mask_error=should_mask),
         ],

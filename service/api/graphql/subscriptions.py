@@ -2,24 +2,47 @@
 
 Served over ``graphql-transport-ws``; the seat token travels in the ``connection_init``
 payload (``routes.py``). Versions arrive in order and without gaps (the service replays the
-log for versions the stream has not seen). Without ``after``, the first message is the
-current state; with it, the versions after ``after``. The stream completes after the version
-that finishes the match, or after a failure member (which is then its only message).
+log for versions the stream has not seen; a subscription more than the server's resume
+window behind starts with the current version instead). Without ``after``, the first
+message is the current state; with it, the versions after ``after``. The stream completes
+after the version that finishes the match, or after a failure member (which is then its
+only message). Every subscription holds one of the replica's watcher slots (the caps of
+the event stream: ``Unavailable`` with code ``too_many_streams`` or ``replica_full``).
 """
 
+from collections import OrderedDict
 from collections.abc import AsyncGenerator
 
 import strawberry
 
 from service.errors import ApiError
+from service.live import LiveHub, Shutdown
+from service.matches import models
 
 from .context import Info
 from .results import READ_FAILURES, result_union
 from .types.failures import failure_for
 from .types.match import MatchStatus, MatchTypes
 
+CONVERTED = 64
+"""GraphQL objects kept per schema: the states the replica's watchers receive now."""
+
 
 def build_subscription(types: MatchTypes) -> type:
+    # Every subscriber of one version and visibility receives the same MatchState object
+    # (the match's timeline renders it once); convert it once too.
+    converted: OrderedDict[int, tuple[object, object]] = OrderedDict()
+
+    def from_state(state: models.MatchState) -> object:
+        found = converted.get(id(state))
+        if found is not None and found[0] is state:
+            return found[1]
+        value = types.from_state(state)
+        converted[id(state)] = (state, value)
+        if len(converted) > CONVERTED:
+            converted.popitem(last=False)
+        return value
+
     match_update = result_union(
         "MatchUpdate", types.state, READ_FAILURES, "A new version, or why the stream ended."
     )
@@ -34,25 +57,33 @@ def build_subscription(types: MatchTypes) -> type:
             self, info: Info, match_id: strawberry.ID, after: int | None = None
         ) -> AsyncGenerator[match_update, None]:  # type: ignore[valid-type]
             service = info.context.service
+            lease = None
             try:
                 token = info.context.credentials()
                 current = await service.get_state(str(match_id), token)
-                finished = current.status == MatchStatus.finished.value
-                if after is None:
-                    yield types.from_state(current)
-                    after = current.version
-                if finished and after >= current.version:
+                if after is not None and after > current.version:
+                    after = None  # from the future: start afresh with the current state
+                if (current.status == MatchStatus.finished.value and after is not None
+                        and after >= current.version):
                     return
-                updates = service.watch(str(match_id), token, max(after, 0))
+                client = info.context.request.client
+                lease = service.hub.admit(LiveHub.client_key(
+                    token=token, address=client.host if client else None
+                ))
+                updates = service.follow(str(match_id), token=token, after=after)
                 try:
                     async for update in updates:
-                        state = types.from_state(update)
-                        yield state
-                        if state.status is MatchStatus.finished:
+                        yield from_state(update.state)
+                        if update.finished:
                             return
                 finally:
                     await updates.aclose()  # type: ignore[attr-defined]
+            except Shutdown:
+                return  # the replica is stopping: the client reconnects (elsewhere)
             except ApiError as error:
                 yield failure_for(error, READ_FAILURES, info.context.lang)
+            finally:
+                if lease is not None:
+                    lease.release()
 
     return Subscription

@@ -16,6 +16,7 @@ from .games import get_game, list_games
 from .matches import create_match, get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
 from .seats import hand_seat_to_bot
+from .tickets import create_stream_ticket
 
 
 def rest_routes() -> list[Route]:
@@ -34,6 +35,10 @@ def rest_routes() -> list[Route]:
         ),
         Route("/v1/matches/{match_id}/log", match_log, methods=["GET"], name="match_log"),
         Route("/v1/matches/{match_id}/events", match_events, methods=["GET"], name="events"),
+        Route(
+            "/v1/matches/{match_id}/stream-tickets", create_stream_ticket, methods=["POST"],
+            name="create_stream_ticket",
+        ),
         Route("/healthz", healthz, methods=["GET"], name="healthz"),
         Route("/readyz", readyz, methods=["GET"], name="readyz"),
         Route("/metrics", metrics, methods=["GET"], name="metrics"),

@@ -3,34 +3,79 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
+from typing import Any, cast
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
 from service.errors import ApiError
-from service.matches.models import MatchState
+from service.i18n import T
+from service.live import LiveHub, Shutdown
+from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode
 
-from .http import non_negative_int, query_count, service_of, token_of
+from .http import non_negative_int, query_count, service_of
+from .tickets import stream_seat
 
 SSE_PING_SECONDS = 15
+SHUTDOWN_GRACE_SECONDS = 2.0
+"""How long a stopping replica gives its streams to say goodbye (under uvicorn's 5 s)."""
+MAX_SNAPSHOT_EVERY = 10_000
+MODES = ("full", "patch")
+
+
+class _ShutdownSignal:
+    """Handed to sse-starlette as the response's shutdown event: when the server stops,
+    the library calls ``set()`` and every stream of this replica ends with a jittered
+    ``retry:`` (``LiveHub.shutdown``)."""
+
+    def __init__(self, hub: LiveHub) -> None:
+        self.hub = hub
+
+    def set(self) -> None:
+        self.hub.shutdown()
+
+
+def _mode(request: Request) -> Mode:
+    raw = request.query_params.get("mode", "full")
+    if raw == "patch":
+        return "patch"
+    if raw == "full":
+        return "full"
+    raise ApiError.of("malformed", T("mode must be full or patch."))
+
+
+def _snapshot_every(request: Request) -> int:
+    every = query_count(request, "snapshotEvery")
+    if every is None:
+        return DEFAULT_SNAPSHOT_EVERY
+    if not 1 <= every <= MAX_SNAPSHOT_EVERY:
+        raise ApiError.of(
+            "malformed", T("snapshotEvery must be from 1 to {limit}.", limit=MAX_SNAPSHOT_EVERY)
+        )
+    return every
+
 
 async def match_events(request: Request) -> Response:
-    """SSE: one ``state`` event per version (``id`` = version), in order, without gaps.
+    """SSE: one event per version (``id`` = version), in order, without gaps.
 
     Without ``after`` or ``Last-Event-ID`` the stream starts with the current state; with
-    them (a reconnecting EventSource sends ``Last-Event-ID``) it replays every version after
-    that one. The stream ends after the final state, or once it has been open for the
-    server's ``sse_max_seconds`` (the client reconnects with ``Last-Event-ID``)."""
+    them (a reconnecting EventSource sends ``Last-Event-ID``) it sends every version after
+    that one -- or, more than the resume window behind, one ``snapshot`` of the current
+    state. ``mode=patch`` sends JSON Patches between snapshots (docs/events.md). The stream
+    ends after the final state, or once it has been open for the server's
+    ``sse_max_seconds`` (the client reconnects with ``Last-Event-ID``)."""
     match_id = request.path_params["match_id"]
-    token = token_of(request)
+    token, ticket_seat = await stream_seat(request)
     service = service_of(request)
     last_event_id = request.headers.get("last-event-id")
     after = query_count(request, "after")  # validated even when Last-Event-ID wins
     if last_event_id:
         after = non_negative_int(last_event_id, "Last-Event-ID")
+    mode = _mode(request)
+    snapshot_every = _snapshot_every(request)
     current = await service.get_state(match_id, token)  # 404/401 before the stream starts
     if after is not None and after > current.version:
         # An id from the future (another match, or writes lost in a store failover): start
@@ -39,10 +84,10 @@ async def match_events(request: Request) -> Response:
     if current.status == "finished" and after is not None and after >= current.version:
         # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.
         return Response(status_code=204)
-
-    def event(state: MatchState) -> ServerSentEvent:
-        data = json.dumps(state.to_json(), separators=(",", ":"))
-        return ServerSentEvent(data=data, event="state", id=str(state.version))
+    address = request.client.host if request.client else None
+    lease = service.hub.admit(LiveHub.client_key(
+        token=token, match_id=match_id, seat=ticket_seat, address=address
+    ))
 
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
@@ -50,16 +95,19 @@ async def match_events(request: Request) -> Response:
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
         deadline = None if max_seconds is None else loop.time() + max_seconds
-        if after is None:  # a fresh subscriber starts with the current state
-            yield event(current)
-            if current.status == "finished":
-                return
-        updates = service.watch(match_id, token, current.version if after is None else after)
+        updates = service.follow(
+            match_id, token=token, seat=ticket_seat, after=after, mode=mode,
+            snapshot_every=snapshot_every,
+        )
         try:
-            async for state in _until(updates, deadline, loop):
-                yield event(state)
-                if state.status == "finished":
+            async for update in _until(updates, deadline, loop):
+                yield ServerSentEvent(data=update.data, event=update.kind, id=str(update.version))
+                if update.finished:
                     return
+        except Shutdown:
+            # This replica is stopping: reconnect (elsewhere) after a jittered pause, so
+            # that a rolling deploy does not bring every stream to the next replica at once.
+            yield ServerSentEvent(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
         except ApiError as error:
             # The store went away mid-stream (the headers are sent: no problem document
             # now). End the stream cleanly with a reconnection delay; the EventSource comes
@@ -67,16 +115,26 @@ async def match_events(request: Request) -> Response:
             # answers again).
             retry_after = int(error.extra.get("retryAfter") or 1)
             yield ServerSentEvent(comment=error.code, retry=retry_after * 1000)
+        finally:
+            lease.release()
 
-    return EventSourceResponse(
-        stream(), ping=SSE_PING_SECONDS, send_timeout=30, headers={"Cache-Control": "no-store"}
-    )
+    try:
+        return EventSourceResponse(
+            stream(), ping=SSE_PING_SECONDS, send_timeout=30,
+            headers={"Cache-Control": "no-store"},
+            background=BackgroundTask(lease.release),
+            shutdown_event=cast(Any, _ShutdownSignal(service.hub)),
+            shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,
+        )
+    except BaseException:
+        lease.release()
+        raise
 
 
 async def _until(
-    updates: AsyncIterator[MatchState], deadline: float | None,
+    updates: AsyncIterator[LiveEvent], deadline: float | None,
     loop: asyncio.AbstractEventLoop,
-) -> AsyncIterator[MatchState]:
+) -> AsyncIterator[LiveEvent]:
     """``updates`` until ``deadline`` (the loop's clock; None: until they end). The watch is
     closed either way, so its store resources are released at once."""
     try:
@@ -85,10 +143,13 @@ async def _until(
             if remaining is not None and remaining <= 0:
                 return
             try:
-                state = await asyncio.wait_for(anext(updates), remaining)
+                if remaining is None:
+                    update = await anext(updates)
+                else:
+                    update = await asyncio.wait_for(anext(updates), remaining)
             except (StopAsyncIteration, TimeoutError):
                 return
-            yield state
+            yield update
     finally:
         aclose = getattr(updates, "aclose", None)
         if aclose is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from service.matches.models import CreateMatchRequest
+from service.matches.models import LOG_PAGE_MAX, CreateMatchRequest
 
 from ..languages import lang_of, none_match, tagged
 from .http import PRIVATE, query_count, read_body, service_of, token_of
@@ -44,5 +44,9 @@ async def legal_moves(request: Request) -> Response:
 async def match_log(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     after = query_count(request, "after") or 0
-    page = await service_of(request).log(match_id, token_of(request), after, lang_of(request))
+    limit = query_count(request, "limit")
+    page = await service_of(request).log(
+        match_id, token_of(request), after, lang_of(request),
+        limit=LOG_PAGE_MAX if limit is None else limit,
+    )
     return JSONResponse(page.to_json(), headers=PRIVATE)

@@ -1,5 +1,6 @@
 // The Skyline REST API as used by the reference client: plain fetch, problem+json errors,
-// and a Server-Sent Events reader over fetch (EventSource cannot send a Bearer token).
+// and the event stream through an EventSource, opened with a short-lived stream ticket
+// (an EventSource cannot send a Bearer token, and a token never goes into a URL).
 // Every request names the client's language (Accept-Language): the server answers its texts
 // (legal moves, events, problems, the catalogue) in English, Czech or German.
 
@@ -96,85 +97,82 @@ export class Api {
     return response.text();
   }
 
-  /**
-   * Follow /events: calls onState(matchState) for every version, reconnecting with
-   * Last-Event-ID after a dropped connection, until the match is finished or `signal` aborts.
-   */
-  async follow(matchId, token, onState, { signal, onError } = {}) {
-    let lastId = null;
-    let delay = 500;
-    while (!signal || !signal.aborted) {
-      try {
-        const headers = { Accept: "text/event-stream", "Accept-Language": this.lang };
-        if (token) headers.Authorization = `Bearer ${token}`;
-        if (lastId !== null) headers["Last-Event-ID"] = lastId;
-        const response = await fetch(`${this.base}/v1/matches/${encodeURIComponent(matchId)}/events`, {
-          headers,
-          signal,
-          cache: "no-store",
-        });
-        if (response.status === 204) return; // nothing will ever follow
-        if (!response.ok) {
-          let body = null;
-          try { body = await response.json(); } catch { body = null; }
-          throw new ApiProblem(response.status, body);
-        }
-        delay = 500;
-        let finished = false;
-        for await (const event of readEvents(response.body)) {
-          if (event.id) lastId = event.id;
-          if (event.event !== "state" || !event.data) continue;
-          const state = JSON.parse(event.data);
-          onState(state);
-          if (state.status === "finished") finished = true;
-        }
-        if (finished) return;
-      } catch (error) {
-        if (signal && signal.aborted) return;
-        if (error instanceof ApiProblem && error.status < 500) {
-          if (onError) onError(error);
-          return;
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 8000);
-    }
+  /** A short-lived ticket that opens this seat's event stream (an EventSource cannot send
+   * the token, and a token never goes into a URL). */
+  streamTicket(matchId, token) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/stream-tickets`, {
+      method: "POST",
+      token,
+    });
   }
-}
 
-/** Parse a text/event-stream body into {event, data, id} records. */
-async function* readEvents(body) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let record = { event: "message", data: [], id: null };
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let newline;
-      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buffer.slice(0, newline);
-        const width = buffer.startsWith("\r\n", newline) ? 2 : 1;
-        buffer = buffer.slice(newline + width);
-        if (line === "") {
-          if (record.data.length) {
-            yield { event: record.event, data: record.data.join("\n"), id: record.id };
+  /**
+   * Follow /events with an EventSource: calls onState(matchState) for every version, until
+   * the match is finished or `signal` aborts. A seat's stream is opened with a fresh stream
+   * ticket each time. The EventSource never reconnects by itself (it would reuse the URL and
+   * its expired ticket): on any error it is closed and opened again, after a growing,
+   * jittered pause, with a new ticket and `after=<last event id>`, so nothing is missed.
+   * A refused ticket (the token no longer works) stops following and goes to onError.
+   */
+  follow(matchId, token, onState, { signal, onError } = {}) {
+    return new Promise((resolve) => {
+      let lastId = null;
+      let source = null;
+      let timer = null;
+      let delay = 500;
+      let done = false;
+      const stop = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (source) source.close();
+        resolve();
+      };
+      const again = () => {
+        if (done) return;
+        timer = setTimeout(open, delay * (0.5 + Math.random()));
+        delay = Math.min(delay * 2, 8000);
+      };
+      const onEvent = (event) => {
+        if (event.lastEventId) lastId = event.lastEventId;
+        const state = JSON.parse(event.data);
+        onState(state);
+        if (state.status === "finished") stop();
+      };
+      const open = async () => {
+        const query = new URLSearchParams({ lang: this.lang });
+        if (lastId !== null) query.set("after", lastId);
+        if (token) {
+          try {
+            query.set("ticket", (await this.streamTicket(matchId, token)).ticket);
+          } catch (error) {
+            if (error instanceof ApiProblem && error.status < 500 && error.status !== 429) {
+              if (onError && !done) onError(error);
+              stop();
+            } else {
+              again();
+            }
+            return;
           }
-          record = { event: "message", data: [], id: null };
-          continue;
         }
-        if (line.startsWith(":")) continue; // comment / ping
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "event") record.event = value;
-        else if (field === "data") record.data.push(value);
-        else if (field === "id") record.id = value;
+        if (done) return;
+        source = new EventSource(`${this.base}/v1/matches/${encodeURIComponent(matchId)}/events?${query}`);
+        source.addEventListener("open", () => { delay = 500; });
+        source.addEventListener("state", onEvent);
+        source.addEventListener("snapshot", onEvent); // far behind: the current state at once
+        source.addEventListener("error", () => {
+          // The stream ended (bounded, or the server is stopping), was refused, or the
+          // network failed: reopen it ourselves, with a fresh ticket.
+          if (source) source.close();
+          source = null;
+          again();
+        });
+      };
+      if (signal) {
+        if (signal.aborted) return stop();
+        signal.addEventListener("abort", stop, { once: true });
       }
-    }
-  } finally {
-    reader.releaseLock();
+      open();
+    });
   }
 }

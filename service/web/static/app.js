@@ -399,7 +399,7 @@ async function refreshOnce() {
   renderStatus();
   renderMoves();
   renderSeats();
-  await appendLog();
+  await appendLog(state.version);
   if (state.status === "finished") finish();
 }
 
@@ -597,21 +597,30 @@ function summarise(events) {
   }).join(" ");
 }
 
-async function appendLog() {
+const LOG_SHOWN = 30;
+
+/** The newest log entries up to `version`, page by page (the log answers at most 200 a
+ * page, with `nextAfter` while more follow); only the last LOG_SHOWN are shown, so a
+ * viewer joining a long match starts there instead of reading the whole history. */
+async function appendLog(version) {
   const token = session.seat !== null ? session.tokens.get(session.seat) : null;
-  let page;
-  try {
-    page = await api.log(session.matchId, token, session.loggedVersion);
-  } catch {
-    return;
-  }
   const log = $("log");
-  for (const entry of page.entries) {
-    session.loggedVersion = Math.max(session.loggedVersion, entry.version);
-    const who = entry.seat === null ? "setup" : seatName(entry.seat);
-    log.prepend(el("li", { text: `v${entry.version} · ${who}: ${summarise(entry.events) || "moved"}` }));
+  let after = Math.max(session.loggedVersion, version - LOG_SHOWN);
+  while (after !== null && after < version) {
+    let page;
+    try {
+      page = await api.log(session.matchId, token, after);
+    } catch {
+      return;
+    }
+    for (const entry of page.entries) {
+      session.loggedVersion = Math.max(session.loggedVersion, entry.version);
+      const who = entry.seat === null ? "setup" : seatName(entry.seat);
+      log.prepend(el("li", { text: `v${entry.version} · ${who}: ${summarise(entry.events) || "moved"}` }));
+    }
+    after = page.nextAfter;
   }
-  while (log.children.length > 30) log.lastElementChild.remove();
+  while (log.children.length > LOG_SHOWN) log.lastElementChild.remove();
 }
 
 function finish() {

@@ -101,12 +101,14 @@ _BY_CODE: dict[str, type] = {
     "rules_version_retired": NotFound,
     "unknown_rules_version": NotFound,
     "unauthorized": Unauthorized,
+    "ticket_invalid": Unauthorized,  # REST's ?ticket= only; a 401 all the same
     "forbidden": Forbidden,
     "not_your_turn": NotYourTurn,
     "match_finished": MatchFinished,
     "version_conflict": VersionConflict,
     "precondition_failed": VersionConflict,
     "illegal_move": IllegalMove,
+    "too_many_streams": Unavailable,
 }
 
 

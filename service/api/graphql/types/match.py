@@ -193,6 +193,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         match_id: strawberry.ID
         entries: list[LogEntry]
         latest_version: int
+        next_after: int | None = strawberry.field(
+            description=models.LogPage.model_fields["next_after"].description
+        )
 
     def from_state(state: models.MatchState) -> MatchState:
         return MatchState(
@@ -231,6 +234,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
                 for entry in page.entries
             ],
             latest_version=page.latest_version,
+            next_after=page.next_after,
         )
 
     return MatchTypes(

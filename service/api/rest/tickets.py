@@ -1,0 +1,45 @@
+"""``POST /v1/matches/{id}/stream-tickets``: a seat's token exchanged for a short-lived
+stream ticket; and ``stream_seat``: who opens an event stream (``events.py``).
+
+A browser's ``EventSource`` cannot send ``Authorization``: it opens
+``/v1/matches/{id}/events?ticket=skt_...`` instead (``service.identity.tickets``). The ticket
+is a credential on the event stream only: anywhere else ``ticket`` is an unknown query
+parameter, ignored like any other. Access logs never show it (``service.api.logs``).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from service.errors import ApiError
+from service.i18n import T
+
+from .http import service_of, token_of
+
+TICKET_PARAM = "ticket"
+
+
+async def create_stream_ticket(request: Request) -> Response:
+    """A ticket for the seat whose token authorizes the request (401 without one)."""
+    match_id = request.path_params["match_id"]
+    ticket = await service_of(request).issue_stream_ticket(match_id, token_of(request))
+    return JSONResponse(ticket.to_json(), headers={"Cache-Control": "no-store"})
+
+
+async def stream_seat(request: Request) -> tuple[str | None, int | None]:
+    """Who opens the event stream: ``(token, None)`` for ``Authorization: Bearer``,
+    ``(None, seat)`` for a valid ``?ticket=``, ``(None, None)`` for a spectator.
+
+    400 ``malformed`` for both credentials at once (or two tickets), 401 ``unauthorized``
+    for a bad ``Authorization`` header, 401 ``ticket_invalid`` for a bad ticket, 404 when
+    the match does not exist."""
+    tickets = request.query_params.getlist(TICKET_PARAM)
+    if not tickets:
+        return token_of(request), None
+    if "authorization" in request.headers:
+        raise ApiError.of("malformed", "Send the seat token or a stream ticket, not both.")
+    if len(tickets) > 1:
+        raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
+    match_id = request.path_params["match_id"]
+    return None, await service_of(request).seat_of_ticket(match_id, tickets[0])

@@ -1,0 +1,61 @@
+"""Stream tickets for a match's seats (``service.identity.tickets``): issued for a seat's
+token, checked when an event stream opens with one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from service.errors import ApiError
+from service.identity import tickets
+
+from .models import StreamTicket
+from .storage import MatchStorage
+from .views import seat_of
+
+DEFAULT_TICKET_SECONDS = 60
+"""How long a new stream ticket is accepted (``--stream-ticket-seconds``)."""
+
+
+class StreamTickets:
+    def __init__(self, storage: MatchStorage, lifetime: int = DEFAULT_TICKET_SECONDS) -> None:
+        self.storage = storage
+        self.lifetime = lifetime
+
+    async def issue_stream_ticket(self, match_id: str, token: str | None) -> StreamTicket:
+        """A ticket for the seat ``token`` holds: 401 ``unauthorized`` without a token, or
+        with one that is no seat of the match (a spectator needs no ticket)."""
+        if token is None:
+            raise ApiError.of(
+                "unauthorized",
+                "A stream ticket is for a seat: send the seat's token. Spectators need no "
+                "ticket: open the event stream without one.",
+            )
+        _, record = await self.storage.load(match_id)
+        seat = seat_of(record, token, required=True)
+        assert seat is not None
+        key = record.tokens[seat]
+        assert key is not None  # seat_of matched it
+        issued = tickets.issue(key, match_id, seat, self.storage.clock(), self.lifetime)
+        return StreamTicket(
+            ticket=issued.ticket, expires_at=datetime.fromtimestamp(issued.expires, UTC)
+        )
+
+    async def seat_of_ticket(self, match_id: str, ticket: str) -> int:
+        """The seat ``ticket`` was issued to for ``match_id``; 401 ``ticket_invalid`` when
+        it is expired, tampered with, for another match, or its seat's token is gone."""
+        _, record = await self.storage.load(match_id)
+        try:
+            return tickets.verify(
+                ticket, match_id, record.tokens, self.storage.clock(), self.lifetime
+            )
+        except tickets.TicketRefused as refused:
+            if refused.reason == "expired":
+                raise ApiError.of(
+                    "ticket_invalid",
+                    "The stream ticket has expired: fetch a new one for each connection.",
+                ) from None
+            raise ApiError.of(
+                "ticket_invalid",
+                "The stream ticket is not valid for this match: fetch a new one with the "
+                "seat's token.",
+            ) from None

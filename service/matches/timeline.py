@@ -1,0 +1,175 @@
+"""The recent versions of a watched match, rendered once for every local watcher.
+
+One ``Timeline`` per match with local watchers (``Timelines`` counts them): it advances one
+logged move at a time -- the log is read once per new version, not once per watcher -- and
+keeps the last ``FRAMES`` versions as ``Frame``s. A frame renders each visibility (a seat,
+or ``None`` for spectators) at most once: the ``MatchState``, its JSON, and the JSON Patch
+from the previous version of the same view. So N spectators of a version cost one view and
+one encoding, and each seat's private view is rendered once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.games.base import Engine
+
+from . import patches
+from .models import MatchState
+from .records import LogRecord, MatchRecord
+from .replay import replay_step, with_handover
+from .storage import MatchStorage
+from .views import state_of
+
+FRAMES = 16
+"""Versions a timeline keeps rendered; a watcher further behind catches up on its own."""
+JUMP = 64
+"""A timeline that falls this far behind the store starts again from the stored state
+instead of replaying every move in between."""
+
+
+def encode(value: Any) -> str:
+    """Compact JSON: the bytes every watcher of a version receives."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass
+class Frame:
+    """One version of the match, and its renders per visibility (computed on first use)."""
+
+    match_id: str
+    version: int
+    engine: Engine[Any]
+    state: Any
+    record: MatchRecord
+    previous: Frame | None = None
+    _states: dict[int | None, MatchState] = field(default_factory=dict)
+    _wire: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _json: dict[int | None, str] = field(default_factory=dict)
+    _patches: dict[int | None, str] = field(default_factory=dict)
+
+    def state_for(self, seat: int | None) -> MatchState:
+        found = self._states.get(seat)
+        if found is None:
+            found = self._states[seat] = state_of(
+                self.match_id, self.version, self.engine, self.state, seat, self.record
+            )
+        return found
+
+    def wire_for(self, seat: int | None) -> dict[str, Any]:
+        found = self._wire.get(seat)
+        if found is None:
+            found = self._wire[seat] = self.state_for(seat).to_json()
+        return found
+
+    def json_for(self, seat: int | None) -> str:
+        """The ``MatchState`` JSON ``seat`` receives for this version."""
+        found = self._json.get(seat)
+        if found is None:
+            found = self._json[seat] = encode(self.wire_for(seat))
+        return found
+
+    def patch_for(self, seat: int | None, base: Frame | None = None) -> str | None:
+        """``{version, baseVersion, operations}`` from the previous version of the same view
+        (RFC 6902; ``base``: that version's frame, else the one this frame follows), or None
+        when that version is no longer here (send a snapshot). Every frame of a version
+        holds the same state (the engines are deterministic), so one patch serves all."""
+        found = self._patches.get(seat)
+        if found is None:
+            base = base or self.previous
+            if base is None or base.version != self.version - 1:
+                return None
+            operations = patches.diff(base.wire_for(seat), self.wire_for(seat))
+            found = self._patches[seat] = encode(
+                {"version": self.version, "baseVersion": base.version,
+                 "operations": operations}
+            )
+        return found
+
+    def forget_renders(self) -> None:
+        """Drop the renders of a version no watcher will ask for again."""
+        self._states.clear()
+        self._json.clear()
+        self._patches.clear()
+
+
+class Timeline:
+    """The last ``FRAMES`` versions of one match on this replica."""
+
+    def __init__(self, storage: MatchStorage, match_id: str, engine: Engine[Any],
+                 version: int, record: MatchRecord) -> None:
+        self.storage = storage
+        self.match_id = match_id
+        self.engine = engine
+        self.frames: dict[int, Frame] = {}
+        self._lock = asyncio.Lock()
+        self._add(Frame(match_id, version, engine, engine.loads(record.state), record))
+        self.watchers = 0
+
+    @property
+    def newest(self) -> Frame:
+        return self.frames[max(self.frames)]
+
+    def frame(self, version: int) -> Frame | None:
+        return self.frames.get(version)
+
+    def _add(self, frame: Frame) -> None:
+        self.frames[frame.version] = frame
+        while len(self.frames) > FRAMES:
+            oldest = self.frames.pop(min(self.frames))
+            oldest.forget_renders()
+            oldest._wire.clear()
+            self.frames[min(self.frames)].previous = None  # let the evicted one go
+
+    async def advance(self, upto: int) -> None:
+        """Read and replay the moves up to version ``upto`` (once, whoever asks first)."""
+        if self.newest.version >= upto:
+            return
+        async with self._lock:
+            newest = self.newest
+            if newest.version >= upto:
+                return
+            if upto - newest.version > JUMP:
+                version, record = await self.storage.load(self.match_id)
+                self._add(Frame(self.match_id, version, self.engine,
+                                self.engine.loads(record.state), record))
+                return
+            entries = await self.storage.entries(self.match_id, newest.version)
+            state, record = newest.state, newest.record
+            previous = newest
+            for entry in entries:
+                logged = LogRecord.decode(record.game, record.log_dict, entry.data)
+                state, _ = replay_step(self.engine, state, logged)
+                record = with_handover(record, logged)
+                frame = Frame(self.match_id, entry.version, self.engine, state, record,
+                              previous=previous)
+                self._add(frame)
+                previous = frame
+
+
+class Timelines:
+    """The timelines of the matches watched on this replica (shared, counted)."""
+
+    def __init__(self, storage: MatchStorage) -> None:
+        self.storage = storage
+        self._open: dict[str, Timeline] = {}
+
+    def acquire(self, match_id: str, engine: Engine[Any], version: int,
+                record: MatchRecord) -> Timeline:
+        timeline = self._open.get(match_id)
+        if timeline is None or timeline.engine is not engine:
+            timeline = Timeline(self.storage, match_id, engine, version, record)
+            self._open[match_id] = timeline
+        timeline.watchers += 1
+        return timeline
+
+    def release(self, timeline: Timeline) -> None:
+        timeline.watchers -= 1
+        if timeline.watchers <= 0 and self._open.get(timeline.match_id) is timeline:
+            del self._open[timeline.match_id]
+
+    def __len__(self) -> int:
+        return len(self._open)
