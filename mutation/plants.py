@@ -60,8 +60,8 @@ MUTANTS: tuple[Mutant, ...] = (
         DELIVERY,
     ),
     Mutant(
-        "5 watch() ignores seat-to-bot hand-overs",
-        "service/matches/watch.py",
+        "5 a watched match's timeline ignores seat-to-bot hand-overs",
+        "service/matches/timeline.py",
         "record = with_handover(record, logged)",
         "record = record",
         DELIVERY,
@@ -69,11 +69,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "6 SSE: ?after= takes precedence over Last-Event-ID",
         "service/api/rest/events.py",
-        '    if last_event_id:\n'
-        '        after = non_negative_int(last_event_id, "Last-Event-ID")\n'
-        "    else:\n"
-        '        after = query_count(request, "after")\n',
-        '    after = query_count(request, "after")\n'
+        "    if last_event_id:\n"
+        '        after = non_negative_int(last_event_id, "Last-Event-ID")\n',
         "    if after is None and last_event_id:\n"
         '        after = non_negative_int(last_event_id, "Last-Event-ID")\n',
         ("tests/api/test_e2e.py",),
@@ -205,5 +202,40 @@ MUTANTS: tuple[Mutant, ...] = (
         "    return [tag for _, _, tag in sorted(weighted)]",
         "    return [tag for _, _, tag in weighted]",
         ("tests/i18n/test_negotiation.py",),
+    ),
+    Mutant(
+        "live: a frame encodes a version again for every watcher",
+        "service/matches/timeline.py",
+        "        found = self._json.get(seat)\n",
+        "        found = None\n",
+        ("tests/live/test_fanout.py",),
+    ),
+    Mutant(
+        "live: a resume far behind replays every version instead of one snapshot",
+        "service/matches/watch.py",
+        "            elif newest.version - after > self.resume_window:",
+        "            elif newest.version - after > self.resume_window * 1000:",
+        ("tests/live/test_fanout.py",),
+    ),
+    Mutant(
+        "live: the per-client stream cap is never reached",
+        "service/live/hub.py",
+        "        if held >= self.max_watchers_per_client:",
+        "        if held > self.max_watchers_per_client:",
+        ("tests/live",),
+    ),
+    Mutant(
+        "live: a patch skips the list elements that changed in place",
+        "service/matches/patches.py",
+        "                _diff(old, new, [*parts, index], out)",
+        "                pass",
+        ("tests/live/test_patches.py",),
+    ),
+    Mutant(
+        "checkpoints: written one version late",
+        "service/matches/storage.py",
+        "        if checkpointed(version + 1) and entry.checkpoint is None:",
+        "        if checkpointed(version) and entry.checkpoint is None:",
+        ("tests/api/test_log_pages.py",),
     ),
 )
