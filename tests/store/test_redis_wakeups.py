@@ -71,6 +71,9 @@ class Where:
         return found
 
 
+PATIENT = 20.0
+
+
 def _pubsub(entry: dict[str, Any]) -> bool:
     return "P" in entry["flags"] or any(int(entry.get(f, 0)) for f in ("sub", "psub", "ssub"))
 
@@ -80,14 +83,17 @@ async def where(request: pytest.FixtureRequest) -> AsyncIterator[Where]:
     name = f"skyline-test-{uuid.uuid4().hex[:10]}"
     if request.param == "redis":
         url: str = request.getfixturevalue("redis_url")
+        # A generous pool_timeout: these tests count connections and versions; on a loaded
+        # machine (2 cores, xdist) a 2 s wait for a slot is no sign of a stuck pool.
         store = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"),
-                                    max_connections=POOL, client_name=name)
+                                    max_connections=POOL, client_name=name,
+                                    pool_timeout=PATIENT)
         place = Where(store, name, lambda: [sync_redis.Redis.from_url(url)])
     else:
         cluster: RedisClusterProcesses = request.getfixturevalue("redis_cluster")
         store = RedisStore.from_cluster_nodes(
             cluster.nodes_arg, prefix=request.getfixturevalue("redis_cluster_prefix"),
-            max_connections=POOL, client_name=name,
+            max_connections=POOL, client_name=name, pool_timeout=PATIENT,
         )
         place = Where(store, name, lambda: [n.client() for n in cluster.nodes if n.alive],
                       cluster)
