@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.errors import ApiError
 from service.games.base import Engine
 
 from . import patches
@@ -26,6 +28,8 @@ from .views import state_of
 
 FRAMES = 16
 """Versions a timeline keeps rendered; a watcher further behind catches up on its own."""
+READ_PATIENCE = 10.0
+"""Seconds a timeline retries a failed log read before its watchers see the failure."""
 JUMP = 64
 """A timeline that falls this far behind the store starts again from the stored state
 instead of replaying every move in between."""
@@ -125,9 +129,25 @@ class Timeline:
             self.frames[min(self.frames)].previous = None  # let the evicted one go
 
     async def advance(self, upto: int) -> None:
-        """Read and replay the moves up to version ``upto`` (once, whoever asks first)."""
+        """Read and replay the moves up to version ``upto`` (once, whoever asks first). A
+        store that fails to answer is asked again for up to ``READ_PATIENCE`` seconds before
+        every watcher of the match gets the failure (a busy replica reads replies late)."""
         if self.newest.version >= upto:
             return
+        delay, waited = 0.1, 0.0
+        while True:
+            try:
+                await self._advance(upto)
+                return
+            except ApiError as error:
+                if error.code != "store_unavailable" or waited >= READ_PATIENCE:
+                    raise
+            pause = delay * random.uniform(0.5, 1.0)
+            await asyncio.sleep(pause)
+            waited += pause
+            delay = min(delay * 2, 2.0)
+
+    async def _advance(self, upto: int) -> None:
         async with self._lock:
             newest = self.newest
             if newest.version >= upto:

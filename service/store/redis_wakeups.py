@@ -342,6 +342,12 @@ class _Link:
                     if conn is not None:
                         await _quietly(conn.disconnect(nowait=True))
                 else:
+                    if self.closed:
+                        # Closed while connecting, and the task's cancellation did not reach
+                        # us (redis-py's connect can swallow it): never attach a connection
+                        # to a closed link -- nobody would read it, count it or close it.
+                        await _quietly(conn.disconnect(nowait=True))
+                        break
                     self._attach(conn)
                     try:
                         await self._read(conn)
