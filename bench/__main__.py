@@ -1,6 +1,7 @@
 """``python -m bench`` (``make bench``): every benchmark in turn, each in its own process.
 
-``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4).
+``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4) and to
+the fan-out benchmark (small sizes: about 5 minutes instead of about 15).
 Results go to stdout; docs/performance.md records them with the machine's state.
 """
 
@@ -10,14 +11,15 @@ import subprocess
 import sys
 import time
 
-BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load")
+BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout")
+QUICK = ("load", "fanout")  # the benches that take --quick
 
 
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     failed = []
     for name in BENCHES:
-        extra = ["--quick"] if quick and name == "load" else []
+        extra = ["--quick"] if quick and name in QUICK else []
         print(f"\n== bench.{name} {' '.join(extra)}".rstrip(), flush=True)
         start = time.monotonic()
         code = subprocess.call([sys.executable, "-m", f"bench.{name}", *extra])
