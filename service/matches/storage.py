@@ -175,7 +175,22 @@ class MatchStorage:
             ) from None
 
     async def ready(self) -> bool:
+        """Whether the store answers. A ping that times out while other commands of the
+        store complete means a busy replica (its event loop reads replies late, e.g. under
+        thousands of streams), not a store that is gone: still ready, so that load never
+        takes a replica out of rotation -- let alone every replica at once."""
+        before = _completed(self.store)
         try:
             return bool(await asyncio.wait_for(self.store.ping(), timeout=2))
-        except (TimeoutError, StoreUnavailable, OSError):
+        except TimeoutError:
+            after = _completed(self.store)
+            down = bool(getattr(self.store, "known_down", False))
+            return before is not None and after is not None and after > before and not down
+        except (StoreUnavailable, OSError):
             return False
+
+
+def _completed(store: MatchStore) -> int | None:
+    """Commands the store has completed so far, where it counts them (Redis)."""
+    count = getattr(store, "completed_commands", None)
+    return count if isinstance(count, int) else None

@@ -488,6 +488,11 @@ class RedisStore:
         self._ack = _Script(client, _ACK)
         self._due_group_ready = False
 
+    @property
+    def completed_commands(self) -> int:
+        """Commands that got their answer (or failed) so far: is the queue moving?"""
+        return self._completed
+
     # -- constructors ----------------------------------------------------------------------
 
     @classmethod
