@@ -16,7 +16,7 @@ patch can be made (a gap, or a version no longer at hand).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -68,7 +68,7 @@ class Watching:
         self, match_id: str, *, token: str | None = None, seat: int | None = None,
         after: int | None = None, mode: Mode = "full",
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
-    ) -> AsyncIterator[LiveEvent]:
+    ) -> AsyncGenerator[LiveEvent, None]:
         """The stream of ``match_id`` as the caller sees it. The caller is a seat token's
         holder (``token``), a seat already authenticated another way (``seat``, e.g. by a
         stream ticket), or a spectator (neither). Without ``after`` the stream starts with

@@ -16,6 +16,7 @@ import jsonpatch
 import pytest
 import uvicorn
 
+from service.api.serving import StreamAwareServer
 from service.app import Settings, create_app
 from service.store import SqliteStore
 from tests.api.conftest import free_port
@@ -30,7 +31,8 @@ class Server:
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
                                 log_level="warning", lifespan="on",
                                 timeout_graceful_shutdown=5)
-        self.server = uvicorn.Server(config)
+        hub = self.app.state.match_service.hub
+        self.server = StreamAwareServer(config, on_stopping=hub.shutdown)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Server:
@@ -170,14 +172,11 @@ async def test_caps_answer_429_and_503_and_keep_established_streams(
     assert "skyline_live_deliveries_total 6" in metrics
 
 
-async def test_a_stopping_replica_sends_a_jittered_retry(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """On SIGTERM sse-starlette's patched uvicorn exit handler sets ``AppStatus.should_exit``
-    (a server in a thread installs no signal handlers, so the test sets it as the handler
-    would); every stream then ends with a ``retry:`` between 1 and 10 s."""
-    from sse_starlette.sse import AppStatus
-
+async def test_a_stopping_replica_sends_a_jittered_retry() -> None:
+    """On SIGTERM the server (``skyline serve``'s) tells the live hub before uvicorn waits
+    for connections to close; every stream then ends with a ``retry:`` between 1 and 10 s,
+    and new streams are refused. (A server in a thread installs no signal handlers: the
+    test calls the handler's first step, ``notify_stopping``, from its own thread.)"""
     with Server() as running:
         async with httpx.AsyncClient(base_url=running.url, timeout=30) as http:
             match_id, _ = await _match(http)
@@ -186,7 +185,7 @@ async def test_a_stopping_replica_sends_a_jittered_retry(
                 lines = response.aiter_lines()
                 while await anext(lines) != "":
                     pass  # the first event
-                monkeypatch.setattr(AppStatus, "should_exit", True)
+                running.server.notify_stopping()
                 async for line in lines:
                     if line.startswith("retry:"):
                         retries.append(int(line.partition(":")[2]))

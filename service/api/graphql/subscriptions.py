@@ -77,7 +77,7 @@ def build_subscription(types: MatchTypes) -> type:
                         if update.finished:
                             return
                 finally:
-                    await updates.aclose()  # type: ignore[attr-defined]
+                    await updates.aclose()
             except Shutdown:
                 return  # the replica is stopping: the client reconnects (elsewhere)
             except ApiError as error:

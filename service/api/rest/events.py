@@ -2,40 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
-from typing import Any, cast
 
-from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
 from service.errors import ApiError
 from service.i18n import T
 from service.live import LiveHub, Shutdown
-from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode
+from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, Mode
 
 from .http import non_negative_int, query_count, service_of
+from .sse import EventStream, encode
 from .tickets import stream_seat
 
 SSE_PING_SECONDS = 15
-SHUTDOWN_GRACE_SECONDS = 2.0
-"""How long a stopping replica gives its streams to say goodbye (under uvicorn's 5 s)."""
+SEND_TIMEOUT_SECONDS = 30
+"""A stream whose client reads nothing for this long is ended."""
 MAX_SNAPSHOT_EVERY = 10_000
 MODES = ("full", "patch")
-
-
-class _ShutdownSignal:
-    """Handed to sse-starlette as the response's shutdown event: when the server stops,
-    the library calls ``set()`` and every stream of this replica ends with a jittered
-    ``retry:`` (``LiveHub.shutdown``)."""
-
-    def __init__(self, hub: LiveHub) -> None:
-        self.hub = hub
-
-    def set(self) -> None:
-        self.hub.shutdown()
 
 
 def _mode(request: Request) -> Mode:
@@ -91,66 +76,32 @@ async def match_events(request: Request) -> Response:
 
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
-    loop = asyncio.get_running_loop()
 
-    async def stream() -> AsyncIterator[ServerSentEvent]:
-        deadline = None if max_seconds is None else loop.time() + max_seconds
+    async def stream() -> AsyncIterator[bytes]:
         updates = service.follow(
             match_id, token=token, seat=ticket_seat, after=after, mode=mode,
             snapshot_every=snapshot_every,
         )
         try:
-            async for update in _until(updates, deadline, loop):
-                yield ServerSentEvent(data=update.data, event=update.kind, id=str(update.version))
+            async for update in updates:
+                yield encode(data=update.data, event=update.kind, id=str(update.version))
                 if update.finished:
                     return
         except Shutdown:
             # This replica is stopping: reconnect (elsewhere) after a jittered pause, so
             # that a rolling deploy does not bring every stream to the next replica at once.
-            yield ServerSentEvent(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
+            yield encode(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
         except ApiError as error:
             # The store went away mid-stream (the headers are sent: no problem document
             # now). End the stream cleanly with a reconnection delay; the EventSource comes
             # back with Last-Event-ID and loses nothing (503 + Retry-After until the store
             # answers again).
             retry_after = int(error.extra.get("retryAfter") or 1)
-            yield ServerSentEvent(comment=error.code, retry=retry_after * 1000)
+            yield encode(comment=error.code, retry=retry_after * 1000)
         finally:
-            lease.release()
+            await updates.aclose()
 
-    try:
-        return EventSourceResponse(
-            stream(), ping=SSE_PING_SECONDS, send_timeout=30,
-            headers={"Cache-Control": "no-store"},
-            background=BackgroundTask(lease.release),
-            shutdown_event=cast(Any, _ShutdownSignal(service.hub)),
-            shutdown_grace_period=SHUTDOWN_GRACE_SECONDS,
-        )
-    except BaseException:
-        lease.release()
-        raise
-
-
-async def _until(
-    updates: AsyncIterator[LiveEvent], deadline: float | None,
-    loop: asyncio.AbstractEventLoop,
-) -> AsyncIterator[LiveEvent]:
-    """``updates`` until ``deadline`` (the loop's clock; None: until they end). The watch is
-    closed either way, so its store resources are released at once."""
-    try:
-        while True:
-            remaining = None if deadline is None else deadline - loop.time()
-            if remaining is not None and remaining <= 0:
-                return
-            try:
-                if remaining is None:
-                    update = await anext(updates)
-                else:
-                    update = await asyncio.wait_for(anext(updates), remaining)
-            except (StopAsyncIteration, TimeoutError):
-                return
-            yield update
-    finally:
-        aclose = getattr(updates, "aclose", None)
-        if aclose is not None:
-            await aclose()
+    return EventStream(
+        stream(), ping_seconds=SSE_PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS,
+        max_seconds=max_seconds, on_close=lease.release,
+    )
