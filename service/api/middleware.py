@@ -44,10 +44,6 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        error = ApiError.of(
-            "body_too_large",
-            T("Request bodies are limited to {limit} bytes.", limit=self.max_bytes),
-        )
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
@@ -55,7 +51,7 @@ class BodyLimit:
                 except ValueError:
                     declared = 0
                 if declared > self.max_bytes:
-                    await _send_problem(send, error, scope)
+                    await _send_problem(send, self._too_large(), scope)
                     return
         received = 0
         started = False
@@ -80,7 +76,13 @@ class BodyLimit:
         except _TooLarge:
             if started:
                 raise
-            await _send_problem(send, error, scope)
+            await _send_problem(send, self._too_large(), scope)
+
+    def _too_large(self) -> ApiError:
+        return ApiError.of(
+            "body_too_large",
+            T("Request bodies are limited to {limit} bytes.", limit=self.max_bytes),
+        )
 
 
 class RequestMetrics:

@@ -22,10 +22,12 @@ translation may equal the English (docs/decisions.md, "Translations").
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from babel import Locale
 from babel.lists import format_list
 
 from .negotiation import DEFAULT_LANGUAGE, Lang
@@ -80,8 +82,14 @@ def render_value(value: Any, lang: Lang) -> str:
         return value.render(lang)
     if isinstance(value, Sequence) and not isinstance(value, str):
         items = [render_value(item, lang) for item in value]
-        return format_list(items, locale=lang) if items else ""
+        return format_list(items, locale=_locale(lang)) if items else ""
     return str(value)
+
+
+@functools.cache
+def _locale(lang: Lang) -> Locale:
+    """Parsed once: babel reads a locale's data anew for every ``Locale`` it makes."""
+    return Locale.parse(lang)
 
 
 def render(text: Text | Sentences | str, lang: Lang = DEFAULT_LANGUAGE) -> str:

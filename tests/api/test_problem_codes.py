@@ -42,7 +42,7 @@ MATCH_READ = (*MATCH_OPS, GRAPHQL)
 
 SITES: dict[str, tuple[str, ...]] = {
     "service/api/credentials.py::bearer_token": MATCH_READ,
-    "service/api/middleware.py::BodyLimit.__call__": (*BODY_OPS, GRAPHQL),
+    "service/api/middleware.py::BodyLimit._too_large": (*BODY_OPS, GRAPHQL),
     "service/api/rest/actions.py::act": ("act",),
     "service/api/rest/http.py::read_body": BODY_OPS,
     "service/api/rest/http.py::non_negative_int": ("getLog", "streamEvents"),
