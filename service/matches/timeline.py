@@ -42,7 +42,14 @@ def encode(value: Any) -> str:
 
 @dataclass
 class Frame:
-    """One version of the match, and its renders per visibility (computed on first use)."""
+    """One version of the match, and its renders per visibility (computed on first use).
+
+    A frame keeps each visibility's JSON and patch: the bytes its watchers receive, small.
+    The ``MatchState`` itself (the game's whole view as objects: about 200 KB for a New York
+    spectator, 15 times its JSON) is kept only once asked for (a GraphQL subscription
+    converts it); the JSON is encoded from a render it does not keep, and a patch diffs the
+    two versions' JSON. So a match watched over SSE costs its JSON, not its objects; one
+    watched both ways renders a version's visibility twice (once per form)."""
 
     match_id: str
     version: int
@@ -51,9 +58,15 @@ class Frame:
     record: MatchRecord
     previous: Frame | None = None
     _states: dict[int | None, MatchState] = field(default_factory=dict)
-    _wire: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     _json: dict[int | None, str] = field(default_factory=dict)
     _patches: dict[int | None, str] = field(default_factory=dict)
+    _finished: bool | None = None
+
+    @property
+    def finished(self) -> bool:
+        if self._finished is None:
+            self._finished = self.engine.result(self.state) is not None
+        return self._finished
 
     def state_for(self, seat: int | None) -> MatchState:
         found = self._states.get(seat)
@@ -63,17 +76,15 @@ class Frame:
             )
         return found
 
-    def wire_for(self, seat: int | None) -> dict[str, Any]:
-        found = self._wire.get(seat)
-        if found is None:
-            found = self._wire[seat] = self.state_for(seat).to_json()
-        return found
-
     def json_for(self, seat: int | None) -> str:
         """The ``MatchState`` JSON ``seat`` receives for this version."""
         found = self._json.get(seat)
         if found is None:
-            found = self._json[seat] = encode(self.wire_for(seat))
+            state = self._states.get(seat)
+            if state is None:
+                state = state_of(self.match_id, self.version, self.engine, self.state, seat,
+                                 self.record)
+            found = self._json[seat] = encode(state.to_json())
         return found
 
     def patch_for(self, seat: int | None, base: Frame | None = None) -> str | None:
@@ -86,7 +97,8 @@ class Frame:
             base = base or self.previous
             if base is None or base.version != self.version - 1:
                 return None
-            operations = patches.diff(base.wire_for(seat), self.wire_for(seat))
+            operations = patches.diff(json.loads(base.json_for(seat)),
+                                      json.loads(self.json_for(seat)))
             found = self._patches[seat] = encode(
                 {"version": self.version, "baseVersion": base.version,
                  "operations": operations}
@@ -125,7 +137,6 @@ class Timeline:
         while len(self.frames) > FRAMES:
             oldest = self.frames.pop(min(self.frames))
             oldest.forget_renders()
-            oldest._wire.clear()
             self.frames[min(self.frames)].previous = None  # let the evicted one go
 
     async def advance(self, upto: int) -> None:

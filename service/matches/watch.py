@@ -39,17 +39,31 @@ DEFAULT_SNAPSHOT_EVERY = 50
 
 @dataclass(frozen=True, slots=True)
 class LiveEvent:
-    """One event of a stream: its kind, the version (the SSE ``id``), the JSON ``data`` and
-    the ``MatchState`` itself (state and snapshot events; the GraphQL subscription's)."""
+    """One event of a stream: its kind, the version (the SSE ``id``), the JSON ``data`` (a
+    patch's operations, else the ``MatchState``) and the ``MatchState`` itself (what the
+    GraphQL subscription converts), both from the version's shared frame, asked for only
+    by the consumer that needs them."""
 
     kind: Kind
-    version: int
-    data: str
-    state: MatchState
+    frame: Frame
+    seat: int | None
+    patch: str | None = None
+
+    @property
+    def version(self) -> int:
+        return self.frame.version
+
+    @property
+    def data(self) -> str:
+        return self.patch if self.patch is not None else self.frame.json_for(self.seat)
+
+    @property
+    def state(self) -> MatchState:
+        return self.frame.state_for(self.seat)
 
     @property
     def finished(self) -> bool:
-        return self.state.status == "finished"
+        return self.frame.finished
 
 
 class Watching:
@@ -148,9 +162,7 @@ class _Stream:
         kind: Kind = "state" if self.mode == "full" and not gap else "snapshot"
         self.sent_snapshot = True
         self.since_snapshot = 0
-        state = frame.state_for(self.seat)
-        return self._sent(LiveEvent(kind, frame.version, frame.json_for(self.seat), state),
-                          frame)
+        return self._sent(LiveEvent(kind, frame, self.seat), frame)
 
     def next(self, frame: Frame) -> LiveEvent:
         """The event for ``frame``, the version right after the last one sent."""
@@ -162,8 +174,7 @@ class _Stream:
             patch = frame.patch_for(self.seat, self.base)
         if patch is None:
             return self.snapshot(frame)
-        state = frame.state_for(self.seat)
-        return self._sent(LiveEvent("patch", frame.version, patch, state), frame)
+        return self._sent(LiveEvent("patch", frame, self.seat, patch), frame)
 
     async def upto(self, record: MatchRecord, latest: int) -> AsyncIterator[LiveEvent]:
         """Every version after the last one sent, up to ``latest``: from the shared frames,
