@@ -176,6 +176,8 @@ class Decoder:
                                                                       ).decompress
         elif coding == "br":
             self.feed = brotli.Decompressor().process
+        elif coding == "identity":
+            self.feed = bytes
         else:
             self.feed = zstandard.ZstdDecompressor().decompressobj().decompress
 
@@ -196,8 +198,12 @@ async def next_event(chunks: AsyncIterator[bytes], decoder: Decoder, buffer: lis
         buffer[0] = text + decoder.feed(await anext(chunks)).decode()
 
 
-@pytest.mark.parametrize("coding", ["gzip", "br", "zstd"])
-async def test_each_event_is_decodable_as_it_arrives(coding: str) -> None:
+@pytest.mark.parametrize(("accepted", "coding"), [
+    ("gzip", "gzip"), ("zstd, br, gzip", "gzip"), ("br", "identity"), ("zstd", "identity"),
+])
+async def test_each_event_is_decodable_as_it_arrives(accepted: str, coding: str) -> None:
+    """An event stream is gzip when the client takes it, else identity: never zstd or br,
+    whose coders would hold megabytes per open stream (docs/performance.md)."""
     with serve_in_thread(make_app()) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
             created = (await http.post("/v1/matches", json={"game": "toy", "players": 2,
@@ -205,8 +211,9 @@ async def test_each_event_is_decodable_as_it_arrives(coding: str) -> None:
             url = f"/v1/matches/{created['matchId']}"
             token = created["seats"][0]["token"]
             async with http.stream("GET", f"{url}/events",
-                                   headers={"Accept-Encoding": coding}) as stream:
-                assert stream.headers["content-encoding"] == coding
+                                   headers={"Accept-Encoding": accepted}) as stream:
+                assert stream.headers.get("content-encoding", "identity") == coding
+                assert "accept-encoding" in stream.headers["vary"].lower()
                 assert stream.headers["content-type"].startswith("text/event-stream")
                 chunks, decoder, buffer = stream.aiter_raw(), Decoder(coding), [""]
                 # The stream stays open: a buffered coder would hold back each event until
@@ -221,6 +228,36 @@ async def test_each_event_is_decodable_as_it_arrives(coding: str) -> None:
                     assert posted.status_code == 200, posted.text
                     second = await next_event(chunks, decoder, buffer)
                     assert second["version"] == 1
+
+
+def test_an_event_streams_gzip_keeps_a_small_window() -> None:
+    """The gzip of a stream is ordinary gzip with a 4 KiB window: a decoder limited to 4 KiB
+    reads it, though the data repeats itself 9 KiB back (the default coder's 32 KiB window
+    refers back that far, and such a decoder fails on it)."""
+    import random
+
+    from starlette_compress._gzip import _GzipStreamEncoder
+
+    from service.api.compression import STREAM_WINDOW_BITS, _StreamGzip
+
+    rng = random.Random(15)
+    block = rng.randbytes(3000)
+    data = block + rng.randbytes(6000) + block
+
+    def coded(encoder: _GzipStreamEncoder) -> bytes:
+        return b"".join(encoder.feed(data, flush=True)) + b"".join(encoder.finish())
+
+    def decoded(body: bytes) -> bytes:
+        """Inflated 1 KiB at a time, as a stream is: references reach only the window."""
+        decoder, out = zlib.decompressobj(16 + STREAM_WINDOW_BITS), b""
+        while body:
+            out += decoder.decompress(body, 1024)
+            body = decoder.unconsumed_tail
+        return out
+
+    assert decoded(coded(_StreamGzip())) == data
+    with pytest.raises(zlib.error, match="too far back"):
+        decoded(coded(_GzipStreamEncoder(4)))
 
 
 def test_compressed_requests_are_counted_by_their_route(client: TestClient) -> None:
