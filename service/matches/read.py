@@ -40,6 +40,12 @@ class Reads:
         version, record, seat, engine, state = await self._position(match_id, token)
         return state_of(match_id, version, engine, state, seat, record)
 
+    async def head(self, match_id: str, token: str | None) -> tuple[int, bool]:
+        """The match's version and whether it is finished, with ``get_state``'s checks (404,
+        401) and signals, but nothing rendered: what an event stream needs to start."""
+        version, record, _, _, _ = await self._position(match_id, token)
+        return version, record.finished
+
     async def legal_moves(
         self, match_id: str, token: str | None, lang: Lang = DEFAULT_LANGUAGE
     ) -> LegalMoves:

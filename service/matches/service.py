@@ -63,6 +63,7 @@ class MatchService:
         bots = BotSeats(self.storage, self.due)
         self.create_match = creation.create_match
         self.get_state = reads.get_state
+        self.head = reads.head
         self.legal_moves = reads.legal_moves
         self.log = reads.log
         self.act = Acting(self.storage, self.due).act

@@ -61,12 +61,12 @@ async def match_events(request: Request) -> Response:
         after = non_negative_int(last_event_id, "Last-Event-ID")
     mode = _mode(request)
     snapshot_every = _snapshot_every(request)
-    current = await service.get_state(match_id, token)  # 404/401 before the stream starts
-    if after is not None and after > current.version:
+    version, finished = await service.head(match_id, token)  # 404/401 before the stream
+    if after is not None and after > version:
         # An id from the future (another match, or writes lost in a store failover): start
         # afresh with the current state rather than wait for a version that may never come.
         after = None
-    if current.status == "finished" and after is not None and after >= current.version:
+    if finished and after is not None and after >= version:
         # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.
         return Response(status_code=204)
     address = request.client.host if request.client else None
