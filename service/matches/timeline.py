@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,10 +47,11 @@ class Frame:
 
     A frame keeps each visibility's JSON and patch: the bytes its watchers receive, small.
     The ``MatchState`` itself (the game's whole view as objects: about 200 KB for a New York
-    spectator, 15 times its JSON) is kept only once asked for (a GraphQL subscription
-    converts it); the JSON is encoded from a render it does not keep, and a patch diffs the
-    two versions' JSON. So a match watched over SSE costs its JSON, not its objects; one
-    watched both ways renders a version's visibility twice (once per form)."""
+    spectator, 15 times its JSON) is shared, not kept: weakly, while its consumers hold it
+    (the GraphQL subscriptions' conversion cache holds the newest 64); the JSON is encoded
+    from a render it does not keep, and a patch diffs the two versions' JSON. So a watched
+    match costs its JSON, not its objects; one watched both ways renders a version's
+    visibility twice (once per form)."""
 
     match_id: str
     version: int
@@ -57,7 +59,10 @@ class Frame:
     state: Any
     record: MatchRecord
     previous: Frame | None = None
-    _states: dict[int | None, MatchState] = field(default_factory=dict)
+    _states: weakref.WeakValueDictionary[int | None, MatchState] = field(
+        default_factory=weakref.WeakValueDictionary
+    )
+    """Renders held by someone else (the GraphQL conversion cache): shared while alive."""
     _json: dict[int | None, str] = field(default_factory=dict)
     _patches: dict[int | None, str] = field(default_factory=dict)
     _finished: bool | None = None

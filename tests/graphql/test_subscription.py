@@ -181,7 +181,7 @@ def test_unexpected_failures_in_the_stream_are_masked(
     async def broken(*_: Any) -> Any:
         raise RuntimeError("secret internals: hand=[1, 2, 3]")
 
-    monkeypatch.setattr(service, "get_state", broken)
+    monkeypatch.setattr(service, "head", broken)
     with gql.http.websocket_connect("/graphql", subprotocols=[PROTOCOL]) as ws:
         ws.send_json({"type": "connection_init"})
         assert ws.receive_json()["type"] == "connection_ack"

@@ -22,7 +22,7 @@ from service.matches import models
 from .context import Info
 from .results import READ_FAILURES, result_union
 from .types.failures import failure_for
-from .types.match import MatchStatus, MatchTypes
+from .types.match import MatchTypes
 
 CONVERTED = 64
 """GraphQL objects kept per schema: the states the replica's watchers receive now."""
@@ -60,11 +60,10 @@ def build_subscription(types: MatchTypes) -> type:
             lease = None
             try:
                 token = info.context.credentials()
-                current = await service.get_state(str(match_id), token)
-                if after is not None and after > current.version:
+                version, finished = await service.head(str(match_id), token)
+                if after is not None and after > version:
                     after = None  # from the future: start afresh with the current state
-                if (current.status == MatchStatus.finished.value and after is not None
-                        and after >= current.version):
+                if finished and after is not None and after >= version:
                     return
                 client = info.context.request.client
                 lease = service.hub.admit(LiveHub.client_key(
