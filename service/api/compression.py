@@ -118,6 +118,17 @@ def is_stream(scope: Scope) -> bool:
     )
 
 
+def _varying(send: Send) -> Send:
+    """``send`` adding ``Vary: Accept-Encoding`` to the response's headers."""
+
+    async def varying(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            MutableHeaders(scope=message).add_vary_header("Accept-Encoding")
+        await send(message)
+
+    return varying
+
+
 class Compression:
     """``CompressMiddleware`` (zstd, br, gzip) with entity tags per coding (module doc)."""
 
@@ -172,7 +183,8 @@ class Compression:
             scope["headers"] = headers
             await self.streams(scope, receive, send)
             return
-        if stream:  # identity (Vary: Accept-Encoding from the library)
-            headers = [(k, b"identity" if k == b"accept-encoding" else v) for k, v in headers]
         scope["headers"] = headers
+        if stream:  # identity: only Vary to add, and no coder's wrappers held while open
+            await self.app(scope, receive, _varying(send))
+            return
         await self.compress(scope, receive, send_tagged)

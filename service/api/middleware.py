@@ -32,6 +32,14 @@ async def _send_problem(send: Send, error: ApiError, scope: Scope | None = None)
     await send({"type": "http.response.body", "body": body})
 
 
+def _without_body(scope: Scope) -> bool:
+    """A GET or HEAD that declares no body: nothing to limit (and an event stream that
+    holds no wrapper of its ``receive`` for as long as it is open)."""
+    return scope.get("method") in ("GET", "HEAD") and not any(
+        name in (b"content-length", b"transfer-encoding") for name, _ in scope["headers"]
+    )
+
+
 class BodyLimit:
     """Refuse request bodies over ``max_bytes`` with 413 ``body_too_large``, before the
     handler sees them (by ``Content-Length`` up front, or while streaming)."""
@@ -41,7 +49,7 @@ class BodyLimit:
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or _without_body(scope):
             await self.app(scope, receive, send)
             return
         for name, value in scope.get("headers", []):

@@ -97,6 +97,9 @@ class Watching:
         try:
             await timeline.advance(version)
             newest = timeline.newest
+            # What a replay needs of the record (game, log dictionary, seed) is the match's
+            # own: share the timeline's instead of keeping a copy per watcher.
+            record = newest.record
             if after is None or after > newest.version:
                 yield stream.snapshot(newest)
                 cursor = newest.version
@@ -133,6 +136,9 @@ class Watching:
 
 class _Stream:
     """One watcher's position: the last version it got, and what it needs next."""
+
+    __slots__ = ("base", "finished", "last", "mode", "seat", "sent_snapshot",
+                 "since_snapshot", "snapshot_every", "timeline", "watching")
 
     def __init__(self, watching: Watching, timeline: Timeline, seat: int | None,
                  mode: Mode, snapshot_every: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -10,7 +10,7 @@ from starlette.responses import Response
 from service.errors import ApiError
 from service.i18n import T
 from service.live import LiveHub, Shutdown
-from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, Mode
+from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode
 
 from .http import non_negative_int, query_count, service_of
 from .sse import EventStream, encode
@@ -77,31 +77,33 @@ async def match_events(request: Request) -> Response:
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
 
-    async def stream() -> AsyncIterator[bytes]:
-        updates = service.follow(
-            match_id, token=token, seat=ticket_seat, after=after, mode=mode,
-            snapshot_every=snapshot_every,
-        )
-        try:
-            async for update in updates:
-                yield encode(data=update.data, event=update.kind, id=str(update.version))
-                if update.finished:
-                    return
-        except Shutdown:
-            # This replica is stopping: reconnect (elsewhere) after a jittered pause, so
-            # that a rolling deploy does not bring every stream to the next replica at once.
-            yield encode(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
-        except ApiError as error:
-            # The store went away mid-stream (the headers are sent: no problem document
-            # now). End the stream cleanly with a reconnection delay; the EventSource comes
-            # back with Last-Event-ID and loses nothing (503 + Retry-After until the store
-            # answers again).
-            retry_after = int(error.extra.get("retryAfter") or 1)
-            yield encode(comment=error.code, retry=retry_after * 1000)
-        finally:
-            await updates.aclose()
-
+    updates = service.follow(
+        match_id, token=token, seat=ticket_seat, after=after, mode=mode,
+        snapshot_every=snapshot_every,
+    )
     return EventStream(
-        stream(), ping_seconds=SSE_PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS,
+        _encoded(updates), ping_seconds=SSE_PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS,
         max_seconds=max_seconds, on_close=lease.release,
     )
+
+
+async def _encoded(updates: AsyncGenerator[LiveEvent, None]) -> AsyncIterator[bytes]:
+    """The stream's events in the wire format, and how it ends (a module-level generator:
+    an open stream holds no closure)."""
+    try:
+        async for update in updates:
+            yield encode(data=update.data, event=update.kind, id=str(update.version))
+            if update.finished:
+                return
+    except Shutdown:
+        # This replica is stopping: reconnect (elsewhere) after a jittered pause, so that a
+        # rolling deploy does not bring every stream to the next replica at once.
+        yield encode(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
+    except ApiError as error:
+        # The store went away mid-stream (the headers are sent: no problem document now).
+        # End the stream cleanly with a reconnection delay; the EventSource comes back with
+        # Last-Event-ID and loses nothing (503 + Retry-After until the store answers again).
+        retry_after = int(error.extra.get("retryAfter") or 1)
+        yield encode(comment=error.code, retry=retry_after * 1000)
+    finally:
+        await updates.aclose()

@@ -40,11 +40,16 @@ def encode(*, data: str | None = None, event: str | None = None, id: str | None 
 
 @dataclass(slots=True)
 class _Pulse:
-    """What the guard needs to know about the sending task."""
+    """What the guard needs to know about the sending task, and how it ends it."""
 
+    sender: asyncio.Task[None]
     last_sent: float
     sending_since: float | None = None
     cut: Cut | None = None
+
+    def end(self, reason: Cut) -> None:
+        self.cut = reason
+        self.sender.cancel()
 
 
 class EventStream(Response):
@@ -70,55 +75,49 @@ class EventStream(Response):
                             for k, v in given.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        guard: asyncio.Task[None] | None = None
         try:
             await send({"type": "http.response.start", "status": 200,
                         "headers": self.raw_headers})
-            if scope.get("method") == "HEAD":
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-                return
-            await self._stream(receive, send)
+            if scope.get("method") != "HEAD":
+                loop = asyncio.get_running_loop()
+                sender = asyncio.current_task()
+                assert sender is not None
+                deadline = (None if self.max_seconds is None
+                            else loop.time() + self.max_seconds)
+                pulse = _Pulse(sender, last_sent=loop.time())
+                guard = loop.create_task(self._guard(receive, send, pulse, deadline))
+                try:
+                    async for chunk in self.chunks:
+                        pulse.sending_since = loop.time()
+                        await send({"type": "http.response.body", "body": chunk,
+                                    "more_body": True})
+                        pulse.last_sent, pulse.sending_since = loop.time(), None
+                        del chunk  # an idle stream keeps no copy of its last event
+                except asyncio.CancelledError:
+                    if pulse.cut is None:
+                        raise  # cancelled from outside (the server is stopping)
+                    sender.uncancel()
+                    if pulse.cut != "deadline":
+                        return  # nobody is reading: nothing more to send
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
+            if guard is not None:
+                guard.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await guard
             aclose = getattr(self.chunks, "aclose", None)
             if aclose is not None:
                 await aclose()
             if self.on_close is not None:
                 self.on_close()
 
-    async def _stream(self, receive: Receive, send: Send) -> None:
-        loop = asyncio.get_running_loop()
-        sender = asyncio.current_task()
-        assert sender is not None
-        deadline = None if self.max_seconds is None else loop.time() + self.max_seconds
-        pulse = _Pulse(last_sent=loop.time())
-        guard = loop.create_task(self._guard(receive, send, sender, pulse, deadline))
-        try:
-            async for chunk in self.chunks:
-                pulse.sending_since = loop.time()
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                pulse.last_sent, pulse.sending_since = loop.time(), None
-                del chunk  # an idle stream keeps no copy of its last event (13 KB in full)
-        except asyncio.CancelledError:
-            if pulse.cut is None:
-                raise  # cancelled from outside (the server is stopping)
-            sender.uncancel()
-            if pulse.cut != "deadline":
-                return  # nobody is reading: nothing more to send
-        finally:
-            guard.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await guard
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-    async def _guard(self, receive: Receive, send: Send, sender: asyncio.Task[None],
-                     pulse: _Pulse, deadline: float | None) -> None:
+    async def _guard(self, receive: Receive, send: Send, pulse: _Pulse,
+                     deadline: float | None) -> None:
         """Wait for the client's disconnect; meanwhile ping, and cut a stalled or expired
         stream (module doc)."""
         loop = asyncio.get_running_loop()
-
-        def cut(reason: Cut) -> None:
-            pulse.cut = reason
-            sender.cancel()
-
+        cut = pulse.end
         while True:
             now = loop.time()
             if deadline is not None and now >= deadline:
