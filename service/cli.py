@@ -124,8 +124,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         proxy_headers=True,
         timeout_graceful_shutdown=5,
         # Sans-I/O websockets: no tasks of its own per connection, and a compression window
-        # of 4 KiB instead of 32 KiB (GraphQL subscriptions at scale, issue 15).
+        # of 4 KiB instead of 32 KiB when compression is on (GraphQL subscriptions at scale,
+        # issue 15; docs/decisions.md).
         ws="websockets-sansio",
+        ws_per_message_deflate=args.ws_compression,
     )
     tune_collector()
     StreamAwareServer(config, on_stopping=app.state.match_service.hub.shutdown).run()
@@ -448,6 +450,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env("RESUME_WINDOW", DEFAULT_RESUME_WINDOW, _positive_int),
         help="a stream resumed at most this many versions behind gets each one; further "
         "behind, one snapshot of the current state (SKYLINE_RESUME_WINDOW)",
+    )
+    serve.add_argument(
+        "--ws-compression", action="store_true", default=_env("WS_COMPRESSION", False, _flag),
+        help="offer permessage-deflate to WebSocket (GraphQL) clients: smaller frames, about "
+        "40 KB more memory per open connection (SKYLINE_WS_COMPRESSION; off by default)",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(

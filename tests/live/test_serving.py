@@ -4,15 +4,22 @@ tunes the garbage collector for a replica full of long-lived streams."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from starlette.applications import Starlette
+from websockets import Subprotocol
+from websockets.sync.client import connect
 
 from service.api import serving
 from service.api.serving import StreamAwareServer, collect_periodically, tune_collector
@@ -66,3 +73,37 @@ def test_sigterm_tells_the_hub_before_the_server_stops() -> None:
     server.handle_exit(signal.SIGTERM, None)
     thread.join(timeout=20)
     assert not thread.is_alive() and told == ["stopping"]
+
+
+@pytest.mark.parametrize(("flags", "deflate"), [([], False), (["--ws-compression"], True)])
+def test_websocket_compression_is_offered_only_when_asked_for(
+    tmp_path: Path, flags: list[str], deflate: bool
+) -> None:
+    """``skyline serve`` leaves permessage-deflate off unless ``--ws-compression``: each
+    open compressed connection holds about 40 KB of coder state (docs/decisions.md)."""
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port),
+         "--data-dir", str(tmp_path), "--log-level", "warning", *flags],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, (tmp_path / "serve.log").read_text()
+            assert time.monotonic() < deadline, "skyline serve did not start"
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
+                    break
+            time.sleep(0.1)
+        with connect(f"ws://127.0.0.1:{port}/graphql", compression="deflate",
+                     subprotocols=[Subprotocol("graphql-transport-ws")]) as ws:
+            extensions = ws.response.headers.get("Sec-WebSocket-Extensions", "")
+            ws.send('{"type": "connection_init"}')
+            assert "connection_ack" in str(ws.recv(timeout=10))
+        assert ("permessage-deflate" in extensions) is deflate
+    finally:
+        process.terminate()
+        process.wait(20)
+        log.close()

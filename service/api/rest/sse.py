@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -52,6 +53,15 @@ class _Pulse:
         self.sender.cancel()
 
 
+@functools.cache
+def _headers(given: tuple[tuple[str, str], ...]) -> tuple[tuple[bytes, bytes], ...]:
+    merged = {k.lower(): v for k, v in given}
+    merged.setdefault("cache-control", "no-store")
+    merged.update({"content-type": MEDIA_TYPE, "connection": "keep-alive",
+                   "x-accel-buffering": "no"})
+    return tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in merged.items())
+
+
 class EventStream(Response):
     """An ASGI response sending ``chunks`` (encoded events) as they come (module doc)."""
 
@@ -67,18 +77,15 @@ class EventStream(Response):
         self.send_timeout = send_timeout
         self.max_seconds = max_seconds
         self.on_close = on_close
-        given = {k.lower(): v for k, v in (headers or {}).items()}
-        given.setdefault("cache-control", "no-store")
-        given.update({"content-type": MEDIA_TYPE, "connection": "keep-alive",
-                      "x-accel-buffering": "no"})
-        self.raw_headers = [(k.encode("latin-1"), v.encode("latin-1"))
-                            for k, v in given.items()]
+        self.header_pairs = _headers(tuple(sorted((headers or {}).items())))
+        """Shared by every stream with the same headers; each start message gets a list of
+        its own (middleware appends to it)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         guard: asyncio.Task[None] | None = None
         try:
             await send({"type": "http.response.start", "status": 200,
-                        "headers": self.raw_headers})
+                        "headers": list(self.header_pairs)})
             if scope.get("method") != "HEAD":
                 loop = asyncio.get_running_loop()
                 sender = asyncio.current_task()
