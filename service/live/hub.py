@@ -68,7 +68,6 @@ class _Topic:
     ended: bool = False
     changed: asyncio.Future[None] = field(default_factory=lambda: _future())
     task: asyncio.Task[None] | None = None
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
 
     def wake(self) -> None:
         changed, self.changed = self.changed, _future()

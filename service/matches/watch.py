@@ -29,8 +29,8 @@ from .models import MatchState
 from .records import LogRecord, MatchRecord
 from .replay import replay_step, state_at, with_handover
 from .storage import RETRY_AFTER_SECONDS, MatchStorage
-from .timeline import Frame, Timeline, Timelines, encode
-from .views import seat_of, state_of
+from .timeline import Frame, Timeline, Timelines
+from .views import seat_of
 
 Mode = Literal["full", "patch"]
 Kind = Literal["state", "snapshot", "patch"]
@@ -226,4 +226,4 @@ class _Stream:
             yield self.next(shared)
 
 
-__all__ = ["LiveEvent", "Mode", "Watching", "encode", "state_of"]
+__all__ = ["LiveEvent", "Mode", "Watching"]
