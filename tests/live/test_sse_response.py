@@ -180,3 +180,23 @@ def test_multi_line_data_becomes_several_data_lines() -> None:
         b"id: 3\r\nevent: e\r\ndata: a\r\ndata: b\r\n\r\n"
     )
     assert encode(comment="shutdown", retry=1500) == b": shutdown\r\nretry: 1500\r\n\r\n"
+
+
+class SlowFinish(Client):
+    """A client whose last message takes a while to go out; anything sent after it is an
+    error, as uvicorn has it ("response already completed")."""
+
+    async def send(self, message: Message) -> None:
+        if self.complete:
+            raise RuntimeError("Unexpected ASGI message after response completed")
+        self.sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            await asyncio.sleep(0.2)
+
+
+async def test_nothing_follows_the_last_message_however_slowly_it_leaves() -> None:
+    client, source, closes = SlowFinish(), Source(), []
+    source.put(b"id: 1\r\ndata: x\r\n\r\n")
+    source.put(None)
+    await _response(source, closes, ping_seconds=0.01)(SCOPE, client.receive, client.send)
+    assert client.bodies[-1] == b"" and client.complete and closes == [1]

@@ -47,10 +47,13 @@ class _Pulse:
     last_sent: float
     sending_since: float | None = None
     cut: Cut | None = None
+    done: bool = False
+    """The events are all sent: nothing left to cut (the last message is on its way)."""
 
     def end(self, reason: Cut) -> None:
-        self.cut = reason
-        self.sender.cancel()
+        if not self.done:
+            self.cut, self.done = reason, True
+            self.sender.cancel()
 
 
 @functools.cache
@@ -101,6 +104,7 @@ class EventStream(Response):
                                     "more_body": True})
                         pulse.last_sent, pulse.sending_since = loop.time(), None
                         del chunk  # an idle stream keeps no copy of its last event
+                    pulse.done = True  # from here on the guard only waits to be stopped
                 except asyncio.CancelledError:
                     if pulse.cut is None:
                         raise  # cancelled from outside (the server is stopping)
@@ -129,7 +133,9 @@ class EventStream(Response):
             now = loop.time()
             if deadline is not None and now >= deadline:
                 return cut("deadline")
-            if pulse.sending_since is not None:
+            if pulse.done:
+                wake = now + self.ping_seconds  # the last message is on its way: no ping
+            elif pulse.sending_since is not None:
                 if now - pulse.sending_since >= self.send_timeout:
                     return cut("stalled")
                 wake = pulse.sending_since + self.send_timeout
