@@ -41,6 +41,10 @@ async def new_match(service: MatchService, game: str = "ny1901", players: int = 
     return Played(service, created.match_id, {s.seat: s.token for s in created.seats})
 
 
+PATIENT_POOL = 20.0
+"""Seconds a command may wait for a connection of the pool in these tests."""
+
+
 @pytest.fixture(params=["embedded", "redis"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[MatchStore]:
     if request.param == "embedded":
@@ -48,7 +52,9 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[MatchStore]:
     else:
         url = request.getfixturevalue("redis_url")
         prefix = request.getfixturevalue("redis_prefix")
-        the_store = RedisStore.from_url(url, prefix=prefix)
+        # A patient pool: these tests open hundreds of watchers at once and count renders
+        # and versions, not overload (a loaded CI machine once timed a 2 s wait out).
+        the_store = RedisStore.from_url(url, prefix=prefix, pool_timeout=PATIENT_POOL)
     try:
         yield the_store
     finally:

@@ -62,6 +62,18 @@ async def _wait(tasks: list[asyncio.Task[None]]) -> None:
     await asyncio.wait_for(asyncio.gather(*tasks), SETTLE)
 
 
+async def _until(condition: Callable[[], bool], tasks: list[asyncio.Task[None]]) -> None:
+    """Until ``condition()`` holds; a watcher that failed meanwhile fails the test with its
+    error (else the wait would never end), and so does waiting longer than ``SETTLE``."""
+    async with asyncio.timeout(SETTLE):
+        while not condition():
+            for task in tasks:
+                error = task.exception() if task.done() and not task.cancelled() else None
+                if error is not None:
+                    raise error
+            await asyncio.sleep(0.01)
+
+
 @dataclass(frozen=True)
 class Received:
     """What a consumer took from an event as it arrived: an SSE stream the JSON, a GraphQL
@@ -113,8 +125,8 @@ async def test_200_spectators_and_3_seats_cost_one_render_per_version_and_visibi
         tasks += [asyncio.create_task(_consume(service, played.match_id, until, seen, form,
                                                token=played.tokens[seat]))
                   for seen in lists]
-    while any(not seen for seen in spectators):
-        await asyncio.sleep(0.01)  # every watcher has its first state: now play
+    # Every watcher has its first state: now play.
+    await _until(lambda: all(seen for seen in spectators), tasks)
     for _ in range(moves):
         await played.move(rng)
     await _wait(tasks)
@@ -151,9 +163,7 @@ async def test_500_watchers_on_50_matches_see_every_version_in_order(
                                               for m in matches}
     tasks = [asyncio.create_task(_collect(service, m.match_id, moves, events, after=0))
              for m in matches for events in seen[m.match_id]]
-    await asyncio.sleep(0)
-    while service.hub.topics < len(matches):
-        await asyncio.sleep(0.01)
+    await _until(lambda: service.hub.topics >= len(matches), tasks)
     assert service.hub.topics == len(matches)  # one store watch per match, not per watcher
     if hasattr(store, "is_cluster"):  # Redis: all of them on the store's one connection
         assert getattr(store, "pubsub_connections", None) == 1
@@ -186,8 +196,7 @@ async def test_a_resume_within_the_window_gets_each_version_further_one_snapshot
 
     far: list[LiveEvent] = []
     task = asyncio.create_task(_collect(service, played.match_id, 14, far, after=2))
-    while not far:
-        await asyncio.sleep(0.01)
+    await _until(lambda: bool(far), [task])
     assert [(e.kind, e.version) for e in far] == [("snapshot", 12)]  # the documented gap
     assert service.watching.resumes == {"replay": 1, "snapshot": 1}
     await played.move(rng)
@@ -217,8 +226,7 @@ async def test_patch_mode_patches_apply_to_the_previous_view_with_regular_snapsh
         asyncio.create_task(_collect(service, played.match_id, until, seat_patched,
                                      mode="patch", token=played.tokens[1])),
     ]
-    while not (full and patched and seat_patched):
-        await asyncio.sleep(0.01)
+    await _until(lambda: bool(full and patched and seat_patched), tasks)
     for _ in range(moves):
         await played.move(rng)
     await _wait(tasks)

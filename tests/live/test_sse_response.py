@@ -5,7 +5,7 @@ closes its iterator and releases what the stream held -- driven as an ASGI app."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -80,6 +80,16 @@ def _response(source: Source, closes: list[int], **options: Any) -> EventStream:
 SCOPE = {"type": "http", "method": "GET"}
 
 
+async def _soon(condition: Callable[[], bool], task: asyncio.Task[None]) -> None:
+    """Until ``condition()`` holds (at most 10 s); the response failing meanwhile fails the
+    test with its error."""
+    async with asyncio.timeout(10):
+        while not condition():
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.01)
+
+
 async def test_events_are_sent_in_order_and_the_stream_ends_with_the_iterator() -> None:
     client, source, closes = Client(), Source(), []
     for n in (1, 2):
@@ -101,8 +111,7 @@ async def test_a_quiet_stream_is_pinged_and_the_next_event_still_follows() -> No
     task = asyncio.create_task(
         _response(source, closes, ping_seconds=0.05)(SCOPE, client.receive, client.send)
     )
-    while PING not in client.bodies:
-        await asyncio.sleep(0.01)
+    await _soon(lambda: PING in client.bodies, task)
     source.put(b"id: 1\r\ndata: x\r\n\r\n")
     source.put(None)
     await task
@@ -114,8 +123,7 @@ async def test_a_client_that_leaves_ends_the_stream_and_releases_it() -> None:
     client, source, closes = Client(), Source(), []
     task = asyncio.create_task(_response(source, closes)(SCOPE, client.receive, client.send))
     source.put(b"id: 1\r\ndata: x\r\n\r\n")
-    while not client.bodies:
-        await asyncio.sleep(0.01)
+    await _soon(lambda: bool(client.bodies), task)
     client.leave()
     await asyncio.wait_for(task, 10)  # returns: no event ever came, the client left
     assert source.closed and closes == [1] and not client.complete
@@ -167,8 +175,7 @@ async def test_a_cancellation_from_outside_propagates_and_still_releases() -> No
     client, source, closes = Client(), Source(), []
     task = asyncio.create_task(_response(source, closes)(SCOPE, client.receive, client.send))
     source.put(b"id: 1\r\ndata: x\r\n\r\n")
-    while not client.bodies:
-        await asyncio.sleep(0.01)
+    await _soon(lambda: bool(client.bodies), task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
