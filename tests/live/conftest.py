@@ -42,7 +42,7 @@ async def new_match(service: MatchService, game: str = "ny1901", players: int = 
 
 
 PATIENT_POOL = 20.0
-"""Seconds a command may wait for a connection of the pool in these tests."""
+"""Seconds a command may wait for a connection, a reply or a retry in these tests."""
 
 
 @pytest.fixture(params=["embedded", "redis"])
@@ -52,9 +52,11 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[MatchStore]:
     else:
         url = request.getfixturevalue("redis_url")
         prefix = request.getfixturevalue("redis_prefix")
-        # A patient pool: these tests open hundreds of watchers at once and count renders
-        # and versions, not overload (a loaded CI machine once timed a 2 s wait out).
-        the_store = RedisStore.from_url(url, prefix=prefix, pool_timeout=PATIENT_POOL)
+        # A patient store: these tests open hundreds of watchers at once and count renders
+        # and versions, not overload (on a loaded CI machine a 2 s pool wait, and once a
+        # command of 500 watchers starting together, ran out of time).
+        the_store = RedisStore.from_url(url, prefix=prefix, pool_timeout=PATIENT_POOL,
+                                        retry_budget=PATIENT_POOL, socket_timeout=PATIENT_POOL)
     try:
         yield the_store
     finally:
