@@ -90,6 +90,15 @@ async def _soon(condition: Callable[[], bool], task: asyncio.Task[None]) -> None
             await asyncio.sleep(0.01)
 
 
+async def _streaming_one_event() -> tuple[Client, Source, list[int], asyncio.Task[None]]:
+    """A stream (with default options) that has sent one event and is waiting for more."""
+    client, source, closes = Client(), Source(), []
+    task = asyncio.create_task(_response(source, closes)(SCOPE, client.receive, client.send))
+    source.put(b"id: 1\r\ndata: x\r\n\r\n")
+    await _soon(lambda: bool(client.bodies), task)
+    return client, source, closes, task
+
+
 async def test_events_are_sent_in_order_and_the_stream_ends_with_the_iterator() -> None:
     client, source, closes = Client(), Source(), []
     for n in (1, 2):
@@ -120,10 +129,7 @@ async def test_a_quiet_stream_is_pinged_and_the_next_event_still_follows() -> No
 
 
 async def test_a_client_that_leaves_ends_the_stream_and_releases_it() -> None:
-    client, source, closes = Client(), Source(), []
-    task = asyncio.create_task(_response(source, closes)(SCOPE, client.receive, client.send))
-    source.put(b"id: 1\r\ndata: x\r\n\r\n")
-    await _soon(lambda: bool(client.bodies), task)
+    client, source, closes, task = await _streaming_one_event()
     client.leave()
     await asyncio.wait_for(task, 10)  # returns: no event ever came, the client left
     assert source.closed and closes == [1] and not client.complete
@@ -172,10 +178,7 @@ async def test_head_sends_the_headers_and_no_event() -> None:
 
 
 async def test_a_cancellation_from_outside_propagates_and_still_releases() -> None:
-    client, source, closes = Client(), Source(), []
-    task = asyncio.create_task(_response(source, closes)(SCOPE, client.receive, client.send))
-    source.put(b"id: 1\r\ndata: x\r\n\r\n")
-    await _soon(lambda: bool(client.bodies), task)
+    _, source, closes, task = await _streaming_one_event()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
