@@ -7,7 +7,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -36,7 +36,9 @@ from service.live import (
 from service.matches import MatchService, live_gauges
 from service.matches.tickets import DEFAULT_TICKET_SECONDS
 from service.metrics import Metrics
-from service.store import DEFAULT_DATA_DIR, MatchStore, SqliteStore
+from service.players import PlayerService
+from service.players.service import DEFAULT_AUDIENCE
+from service.store import DEFAULT_DATA_DIR, DocStore, MatchStore, SqliteStore
 
 log = logging.getLogger("skyline")
 
@@ -74,6 +76,8 @@ class Settings:
     """A stream resumed at most this many versions behind gets each one; further behind,
     one snapshot of the current state."""
     stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS
+    jwt_audience: str = DEFAULT_AUDIENCE
+    """The ``aud`` every app-signed JWT must carry (``--jwt-audience``)."""
     """How long a stream ticket (``POST /v1/matches/{id}/stream-tickets``) is accepted."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
@@ -161,9 +165,13 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         stream_ticket_seconds=settings.stream_ticket_seconds,
     )
     metrics.live = live_gauges(match_service)
+    player_service = PlayerService(
+        cast(DocStore, the_store), match_service, audience=settings.jwt_audience
+    )
     routes: list[BaseRoute] = [
         *rest_routes(),
-        *graphql_routes(match_service, allowed_origins=list(settings.cors_origins)),
+        *graphql_routes(match_service, allowed_origins=list(settings.cors_origins),
+                        players=player_service),
     ]
     from service.api.rest.pictures import picture_routes  # board.svg (issue 6)
     from service.web import web_routes  # the reference client at /play (issue 6)
@@ -195,6 +203,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await player_service.aclose()
             if own_store:
                 await the_store.close()
 
@@ -226,6 +235,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         lifespan=lifespan,
     )
     app.state.match_service = match_service
+    app.state.player_service = player_service
     app.state.store = the_store
     app.state.settings = settings
     app.state.openapi = build_openapi()

@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from service.live import (
     DEFAULT_MAX_WATCHERS,
@@ -95,6 +95,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         sse_max_seconds=args.sse_max_seconds or None,
         stream_ticket_seconds=args.stream_ticket_seconds,
+        jwt_audience=args.jwt_audience,
         max_watchers=args.max_watchers,
         max_watchers_per_client=args.max_watchers_per_client,
         resume_window=args.resume_window,
@@ -157,6 +158,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from service.matches import MatchService
+    from service.players import PlayerService
     from service.store import open_store
     from service.workers.bots import BotWorker
 
@@ -174,6 +176,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         store = open_store(args.redis_url or None, args.redis_cluster or None, args.redis_prefix,
                            redis_max_connections=args.redis_max_connections)
         service = MatchService(store, ttl_finished=args.ttl_finished, ttl_idle=args.ttl_idle)
+        # The player feed hears of the bots' moves too (their writes tell its listener).
+        players = PlayerService(cast(Any, store), service)
         worker = BotWorker(
             service, consumer=args.consumer or None, concurrency=args.concurrency,
             budget=args.bot_budget, reclaim_idle_ms=args.reclaim_idle_ms,
@@ -188,6 +192,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         try:
             await worker.run()
         finally:
+            await players.aclose()
             await store.close()
 
     asyncio.run(main())
@@ -433,6 +438,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(SKYLINE_STREAM_TICKET_SECONDS)",
     )
     serve.add_argument(
+        "--jwt-audience", default=_env("JWT_AUDIENCE", "skyline"),
+        help="the `aud` every app-signed player JWT must carry (SKYLINE_JWT_AUDIENCE)",
+    )
+    serve.add_argument(
         "--max-watchers", type=_positive_int,
         default=_env("MAX_WATCHERS", DEFAULT_MAX_WATCHERS, _positive_int),
         help="event streams and GraphQL subscriptions this server holds at once; past it "
@@ -506,6 +515,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_selfplay_parser(commands)  # `skyline selfplay`: service/bots/selfplay.py
 
     add_show_parser(commands)  # `skyline show MATCH [--svg FILE]`
+
+    from service.cli_apps import add_apps_parser
+
+    add_apps_parser(commands, _add_store_flags)  # `skyline apps ...`: service/cli_apps.py
     return parser
 
 

@@ -65,7 +65,7 @@ ALLOWED: dict[str, set[str]] = {
     "i18n": set(),
     "errors": {"i18n"},
     "metrics": set(),
-    "identity": {"errors"},
+    "identity": {"errors", "i18n"},
     "bots": {"games"},
     "live": {"store", *BASE},
     "catalogue": {"games", *BASE},
@@ -81,7 +81,8 @@ ALLOWED: dict[str, set[str]] = {
     "web": set(),
     "api": SERVICES | {"web"},
     "app": SERVICES | {"api", "web", "workers"},
-    "cli": SERVICES | {"api", "web", "workers", "app"},
+    "cli": SERVICES | {"api", "web", "workers", "app", "cli_apps"},
+    "cli_apps": SERVICES,  # `skyline apps`: the operator's app commands
 }
 TRANSPORTS = {"api", "web", "app", "cli"}
 """Only these may import a web framework."""

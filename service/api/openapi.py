@@ -24,17 +24,32 @@ from service.matches.models import (
     MAX_SEED,
     ActRequest,
     ActResponse,
+    CreateMatchBase,
     CreateMatchRequest,
     CreateMatchResponse,
     GameInfo,
     HandSeatRequest,
+    InputModel,
     LegalMoves,
     LogEntryOut,
     LogPage,
     MatchState,
+    SeatRequest,
+    SeatToken,
     StreamPatch,
     StreamTicket,
     Version,
+)
+from service.players.models import (
+    FEED_KINDS,
+    MY_MATCHES_DEFAULT,
+    MY_MATCHES_MAX,
+    CreatePlayerRequest,
+    DeletedPlayer,
+    FeedEvent,
+    MyMatchesPage,
+    PlayerCreated,
+    PlayerOut,
 )
 
 REF = "#/components/schemas/{model}"
@@ -84,7 +99,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
         variants.append(
             create_model(
                 f"Create{_camel_id(engine.id)}Match{players}",
-                __base__=CreateMatchRequest,
+                __base__=CreateMatchBase,
                 __doc__=f"Create a {engine.title} match for {players} players.",
                 game=(game, Field(description="The game id.")),
                 players=(count, Field(description="Number of seats.")),
@@ -100,6 +115,27 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                         description="Bot seats: seat number (a string) -> bot kind; "
                         "no token, a worker plays them.",
                     ),
+                ),
+            )
+        )
+        variants.append(
+            create_model(
+                f"Create{_camel_id(engine.id)}SeatedMatch{players}",
+                __base__=InputModel,
+                __doc__=f"Create a {engine.title} match for {players} players, naming who "
+                "sits in each seat (players, an app's users, bots).",
+                game=(game, Field(description="The game id.")),
+                players=(count | None, Field(default=None, description="Number of seats "
+                                             "(optional: the length of seats).")),
+                options=(options, Field(default=None)),
+                seed=(
+                    Annotated[int, Field(ge=0, le=MAX_SEED)] | None,
+                    Field(default=None, description="Seed; omitted: a random one."),
+                ),
+                seats=(
+                    list[SeatRequest],
+                    Field(min_length=players, max_length=players,
+                          description="Who sits in each seat, in seat order."),
                 ),
             )
         )
@@ -168,6 +204,13 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "ActResponse": (act_response, "serialization"),
         "HandSeatRequest": (hand_request, "validation"),
         "StreamTicket": (StreamTicket, "serialization"),
+        "SeatToken": (SeatToken, "serialization"),
+        "CreatePlayerRequest": (CreatePlayerRequest, "validation"),
+        "PlayerCreated": (PlayerCreated, "serialization"),
+        "PlayerOut": (PlayerOut, "serialization"),
+        "DeletedPlayer": (DeletedPlayer, "serialization"),
+        "MyMatchesPage": (MyMatchesPage, "serialization"),
+        "PlayerFeedEventBody": (_feed_event_body(), "serialization"),
         "LogPage": (page, "serialization"),
         "StreamPatch": (StreamPatch, "serialization"),
         "Problem": (Problem, "serialization"),
@@ -271,20 +314,64 @@ MATCH_ID_PARAM = {
 ETAG = {"ETag": {"description": 'The match version, quoted ("7").', "required": True,
                  "schema": {"type": "string"}}}
 SEAT_TOKEN = "seatToken"
+PLAYER_TOKEN = "playerToken"
+PLAYER_JWT = "playerJwt"
+APP_KEY = "appKey"
 SECURITY_SCHEMES = {
     SEAT_TOKEN: {
         "type": "http",
         "scheme": "bearer",
         "bearerFormat": "opaque",
-        "description": "A seat token from `POST /v1/matches` (`seats[].token`, shown once), "
-        "sent as `Authorization: Bearer <token>`. It grants one seat of one match. Reads "
-        "accept no token (a spectator's view); a header that is not `Bearer <token>`, or a "
-        "token that is no seat of the match, is 401 `unauthorized`.",
+        "description": "A seat token `sky_…` from `POST /v1/matches` (`seats[].token`, shown "
+        "once), sent as `Authorization: Bearer <token>`. It grants one seat of one match. "
+        "Reads accept no token (a spectator's view); a header that is not `Bearer <token>`, "
+        "or a token that is no seat of the match, is 401 `unauthorized`.",
+    },
+    PLAYER_TOKEN: {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "opaque",
+        "description": "A guest player's token `skp_…` from `POST /v1/players` (shown once). "
+        "It acts for the player's seat in every match the player sits in; in a match "
+        "without its seat it reads as a spectator and writes get 403 `forbidden`. A deleted "
+        "player's token is 401 `credential_revoked`.",
+    },
+    PLAYER_JWT: {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "A JWT the app's backend signs for one of its users: `iss` = the "
+        "app's `appId`, `sub` = the user id, `aud` = the deployment's audience (default "
+        "`skyline`), `exp`, `iat` (at most 24 h apart), optional `name`, and `kid` in the "
+        "header; HS256 with the app's secret or RS256/ES256/EdDSA against its JWKS. It "
+        "acts like a player token for that user's player (created on first use). Refusals: "
+        "`token_expired`, `token_not_yet_valid`, `token_bad_signature`, `token_unknown_key`, "
+        "`token_bad_audience`, `token_bad_issuer`, `token_too_long_lived`, "
+        "`malformed_token` (docs/players.md).",
+    },
+    APP_KEY: {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "opaque",
+        "description": "An app's server-side API key `ska_…` (`skyline apps add`; never ship "
+        "it in a browser or a mobile app). It creates matches for the app's players, reads "
+        "any of the app's matches as a spectator, and reaches `/v1/apps/me/...`. A revoked "
+        "key is 401 `credential_revoked`.",
     },
 }
-READ_SECURITY: list[dict[str, list[str]]] = [{}, {SEAT_TOKEN: []}]
-"""A read: a spectator without credentials, or a seat with its token."""
-WRITE_SECURITY: list[dict[str, list[str]]] = [{SEAT_TOKEN: []}]
+PLAYER_SECURITY: list[dict[str, list[str]]] = [{PLAYER_TOKEN: []}, {PLAYER_JWT: []}]
+"""A player's own operations (``/v1/me``)."""
+APP_SECURITY: list[dict[str, list[str]]] = [{APP_KEY: []}]
+READ_SECURITY: list[dict[str, list[str]]] = [
+    {}, {SEAT_TOKEN: []}, *PLAYER_SECURITY, *APP_SECURITY,
+]
+"""A read: a spectator without credentials, a seat with its token, a player (its seat, or a
+spectator where it has none), or the match's app."""
+WRITE_SECURITY: list[dict[str, list[str]]] = [{SEAT_TOKEN: []}, *PLAYER_SECURITY]
+CREATE_SECURITY: list[dict[str, list[str]]] = [{}, *APP_SECURITY, *PLAYER_SECURITY]
+"""What creating a match accepts: nothing (anonymous seats), the app's key or a player
+credential (seating players). Published as ``PUBLIC`` all the same (docs/decisions.md,
+"createMatch declares no security"), and named in the operation's description."""
 PUBLIC: list[dict[str, list[str]]] = []
 """No credentials (and none looked at)."""
 
@@ -293,13 +380,16 @@ def _links_from_create() -> dict[str, Any]:
     # The seat token is a credential (a security scheme), not a parameter a link could
     # carry: clients and the stateful tests bring the token of the created match themselves.
     params = {"path.matchId": "$response.body#/matchId"}
-    return {
+    links: dict[str, Any] = {
         name: {"operationId": op, "parameters": params}
         for name, op in [
             ("GetMatch", "getMatch"), ("GetLegalMoves", "getLegalMoves"),
             ("Act", "act"), ("GetLog", "getLog"), ("StreamEvents", "streamEvents"),
         ]
     }
+    # A match seating the caller (a player) is in its "my matches" from now on.
+    links["ListMyMatches"] = {"operationId": "listMyMatches"}
+    return links
 
 
 def _links_same_match(*targets: str) -> dict[str, Any]:
@@ -335,8 +425,16 @@ def _paths() -> dict[str, Any]:
         }},
         "/v1/matches": {"post": {
             "operationId": "createMatch", "summary": "Create a match.", "tags": ["matches"],
-            "description": "Returns one secret bearer token per human seat, shown only once "
-            "(the `seatToken` credential of the other operations).",
+            "description": "Returns one secret bearer token per anonymous human seat, shown "
+            "only once (the `seatToken` credential of the other operations). With `seats`, "
+            "send `Authorization: Bearer` with the app's key (`appKey`: it seats any of its "
+            "players and users) or a player credential (`playerToken`, `playerJwt`: the "
+            "player itself, and bots); those seats get no token: the player's own credential "
+            "acts for them. Without `seats` no credential is needed.",
+            # Declared public (see CREATE_SECURITY): anonymous creation stays callable with a
+            # generated client's plain Client (openapi-python-client asks for an
+            # AuthenticatedClient wherever any security is declared); an authenticated
+            # client's credential is sent on it all the same.
             "security": PUBLIC,
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/CreateMatchRequest"}}}},
@@ -499,6 +597,7 @@ def _paths() -> dict[str, Any]:
         }},
         **_board_svg_path(),
         **_catalogue_path(),
+        **_player_paths(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "security": PUBLIC,
@@ -522,6 +621,186 @@ def _paths() -> dict[str, Any]:
     }
 
 
+def _feed_event_body() -> type[BaseModel]:
+    """A wrapper whose one field is the player feed's event union (published under the
+    union's own name, ``PlayerFeedEvent``)."""
+    event: Any = Annotated[FeedEvent, Field(discriminator="kind")]
+    return create_model("PlayerFeedEventBody", __base__=BaseModel, body=(event, ...))
+
+
+def _page_params() -> list[dict[str, Any]]:
+    return [{
+        "name": "status", "in": "query", "required": False,
+        "description": "Only active or only finished matches.",
+        "schema": {"type": "string", "enum": ["active", "finished"]}}, {
+        "name": "turn", "in": "query", "required": False,
+        "description": "`mine`: only matches where the player's seat may act now.",
+        "schema": {"type": "string", "enum": ["mine"]}}, {
+        "name": "cursor", "in": "query", "required": False,
+        "description": "`nextCursor` of the previous page.",
+        "schema": {"type": "string", "maxLength": 200}}, {
+        "name": "limit", "in": "query", "required": False,
+        "description": "The most items in the page.",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MY_MATCHES_MAX,
+                   "default": MY_MATCHES_DEFAULT}}]
+
+
+SUB_PARAM = {
+    "name": "sub", "in": "path", "required": True,
+    "description": "The app's own user id (the `sub` of its JWTs).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+
+
+def _player_paths() -> dict[str, Any]:
+    return {
+        "/v1/players": {"post": {
+            "operationId": "createPlayer", "summary": "A guest player: a name, a token.",
+            "tags": ["players"],
+            "description": "Returns the player's secret token (`skp_…`), shown only once: the "
+            "`playerToken` credential. `appId` names the app the guest plays in (omitted: the "
+            "default app); an app that takes no guests answers 403 `guests_disabled`.",
+            "security": PUBLIC,
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/CreatePlayerRequest"}}}},
+            "responses": {
+                "201": _json("PlayerCreated", "Created.", links={
+                    "GetMe": {"operationId": "getMe"},
+                    "ListMyMatches": {"operationId": "listMyMatches"},
+                    "SeatThePlayer": {
+                        "operationId": "createMatch",
+                        "description": "A New York 1901 match with the player in seat 0 "
+                        "(authorized by the player's own token) and a bot in seat 1.",
+                        "requestBody": {"game": "ny1901",
+                                        "seats": [{"player": "$response.body#/id"},
+                                                  {"bot": "random"}]},
+                    }}),
+                **_problems(operation="createPlayer"),
+            },
+        }},
+        "/v1/me": {
+            "get": {
+                "operationId": "getMe", "summary": "The calling player.", "tags": ["players"],
+                "security": PLAYER_SECURITY,
+                "responses": {"200": _json("PlayerOut", "The player."),
+                              **_problems(operation="getMe")},
+            },
+            "delete": {
+                "operationId": "deleteMe", "summary": "A guest leaves for good.",
+                "tags": ["players"],
+                "description": "Revokes the player's token and gives it a neutral name "
+                "everywhere, in every match it sits in (each a version of its own, a "
+                "`seat_renamed` log entry); the matches keep their moves. An app's user is "
+                "deleted by its app (403 `forbidden` here).",
+                "security": PLAYER_SECURITY,
+                "responses": {"200": _json("DeletedPlayer", "Deleted."),
+                              **_problems(operation="deleteMe")},
+            },
+        },
+        "/v1/me/matches": {"get": {
+            "operationId": "listMyMatches", "summary": "The calling player's matches.",
+            "tags": ["players"],
+            "description": "Newest created first, a page at a time: follow `nextCursor` until "
+            "it is null.",
+            "security": PLAYER_SECURITY,
+            "parameters": _page_params(),
+            "responses": {"200": _json("MyMatchesPage", "A page."),
+                          **_problems(operation="listMyMatches")},
+        }},
+        "/v1/apps/me/matches": {"get": {
+            "operationId": "listAppPlayerMatches", "summary": "One of the app's players' "
+            "matches (server to server).", "tags": ["apps"],
+            "security": APP_SECURITY,
+            "parameters": [{
+                "name": "player", "in": "query", "required": True,
+                "description": "The player's id.",
+                "schema": {"type": "string", "minLength": 1, "maxLength": 64}},
+                *_page_params()],
+            "responses": {"200": _json("MyMatchesPage", "A page."),
+                          **_problems(operation="listAppPlayerMatches")},
+        }},
+        "/v1/apps/me/players/{sub}": {
+            "get": {
+                "operationId": "getAppPlayer", "summary": "The player of one of the app's "
+                "users, by its user id.", "tags": ["apps"],
+                "description": "404 `player_not_found` for a user that never signed in (nor "
+                "was seated) and for one of another app alike.",
+                "security": APP_SECURITY,
+                "parameters": [SUB_PARAM],
+                "responses": {"200": _json("PlayerOut", "The player."),
+                              **_problems(operation="getAppPlayer")},
+            },
+            "delete": {
+                "operationId": "deleteAppPlayer", "summary": "One of the app's users leaves "
+                "for good.", "tags": ["apps"],
+                "description": "Like `deleteMe`: its JWTs are refused from now on "
+                "(`credential_revoked`) and its name becomes a neutral one everywhere.",
+                "security": APP_SECURITY,
+                "parameters": [SUB_PARAM],
+                "responses": {"200": _json("DeletedPlayer", "Deleted."),
+                              **_problems(operation="deleteAppPlayer")},
+            },
+        },
+        "/v1/me/events": {"get": {
+            "operationId": "streamPlayerEvents", "tags": ["players"],
+            "summary": "Server-Sent Events: everything that concerns the player, across all "
+            "its matches.",
+            "description": "One connection for all the player's matches. Each event: `id: "
+            "<seq>` (the feed's number), `event: <kind>` (`your_turn` when one of the "
+            "player's seats becomes active, `match_started`, `match_finished` with the "
+            "result, `seat_changed`; an open list: ignore kinds you do not know), `data: "
+            "<JSON>` (`PlayerFeedEvent`). Events come in version order per match, each once, "
+            "even when a replica dies. Resume with `Last-Event-ID` (or `?after=`): the feed "
+            "keeps at least the last 1,000 events or 7 days; from further back, or from an "
+            "id it never gave, the stream starts with `event: reset` (`data: {\"kind\": "
+            "\"reset\", \"last\": <seq>}`): re-read `listMyMatches`, then carry on. Without "
+            "either, the stream starts with what comes next. Browsers pass a feed ticket "
+            "(`createFeedTicket`) as `?ticket=` instead of the credential.",
+            "security": PLAYER_SECURITY,
+            "parameters": [{
+                "name": "after", "in": "query", "required": False,
+                "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED}}, {
+                "name": "Last-Event-ID", "in": "header", "required": False,
+                "schema": {"type": "string", "pattern": r"^[0-9]{0,15}$"}}, {
+                "name": "ticket", "in": "query", "required": False,
+                "description": "A feed ticket (`createFeedTicket`) instead of the player's "
+                "credential, for clients that cannot send it (EventSource). Not with the "
+                "credential as well (400 `malformed`).",
+                "schema": {"type": "string", "maxLength": 256}}],
+            "responses": {
+                "200": {"description": "An event stream; its schema is that of one event.",
+                        "content": {"text/event-stream": {"schema": {
+                            "$ref": "#/components/schemas/PlayerStreamEvent"}}}},
+                **_problems(operation="streamPlayerEvents"),
+            },
+        }},
+        "/v1/me/stream-tickets": {"post": {
+            "operationId": "createFeedTicket", "tags": ["players"],
+            "summary": "A short-lived ticket to open the player's event feed.",
+            "description": "For a browser's EventSource, which cannot send the player's "
+            "credential: open `streamPlayerEvents` with `?ticket=<ticket>`. A ticket names "
+            "the player, works until `expiresAt` (a minute by default) and dies with the "
+            "player. Fetch one per (re)connection. No body.",
+            "security": PLAYER_SECURITY,
+            "responses": {"200": _json("StreamTicket", "The ticket."),
+                          **_problems(operation="createFeedTicket")},
+        }},
+        "/v1/matches/{matchId}/seats/{seat}/token": {"post": {
+            "operationId": "renewSeatToken", "summary": "A new token for a seat bound to a "
+            "player (recovery, rotation).", "tags": ["matches"],
+            "description": "The seat's player recovers a token for its own seat (a lost one "
+            "stops working); the match's app key rotates any player seat's. Each is a "
+            "version of its own (a `seat_token_renewed` log entry). No body.",
+            "security": [*PLAYER_SECURITY, *APP_SECURITY],
+            "parameters": [MATCH_ID_PARAM, {
+                "name": "seat", "in": "path", "required": True, "description": "The seat.",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
+            "responses": {"200": _json("SeatToken", "The new token (shown once)."),
+                          **_problems(operation="renewSeatToken")},
+        }},
+    }
+
+
 def build_openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 document for the engines registered now (deterministic)."""
     models = document_models()
@@ -535,6 +814,12 @@ def build_openapi() -> dict[str, Any]:
     _problem_schema(schemas)
     _optional_without_default(schemas)
     schemas.update(_stream_event_schemas())
+    feed = schemas.pop("PlayerFeedEventBody")["properties"]["body"]
+    feed["title"] = "PlayerFeedEvent"
+    feed["description"] = ("An event of the player feed; `kind` names it (an open list: "
+                           "ignore kinds you do not know).")
+    schemas["PlayerFeedEvent"] = feed
+    schemas.update(_player_stream_schemas())
     return {
         "openapi": "3.1.0",
         "info": {
@@ -720,6 +1005,50 @@ def _stream_event_schemas() -> dict[str, Any]:
     }
     return {STATE_EVENT: state, PATCH_EVENT: patch, OTHER_STREAM_EVENT: other,
             STREAM_EVENT: stream}
+
+
+def _player_stream_schemas() -> dict[str, Any]:
+    """One event of ``GET /v1/me/events`` as an SSE parser sees it: ``event`` the kind,
+    ``id`` the feed's number, ``data`` a ``PlayerFeedEvent`` as JSON text; or a kind added
+    later."""
+    known = [*FEED_KINDS, "reset"]
+    fields = {
+        "id": {"type": "string", "pattern": "^[0-9]+$",
+               "description": "The event's number; send the last one seen as "
+               "`Last-Event-ID` to resume."},
+        "retry": {"type": "integer", "minimum": 0,
+                  "description": "Reconnection delay in milliseconds, when the server "
+                  "suggests one."},
+    }
+    known_event = {
+        "title": "PlayerStreamKnownEvent", "type": "object",
+        "description": "An event of a kind this document names.",
+        "properties": {
+            "event": {"enum": known, "description": "The event's kind."},
+            **fields,
+            "data": {"type": "string", "contentMediaType": "application/json",
+                     "contentSchema": {"$ref": "#/components/schemas/PlayerFeedEvent"},
+                     "description": "A `PlayerFeedEvent` as JSON text."},
+        },
+        "required": ["event", "id", "data"],
+    }
+    other = {
+        "title": "PlayerStreamOtherEvent", "type": "object",
+        "description": "An event of a kind this document does not know yet: ignore it.",
+        "properties": {"event": {"type": "string", "not": {"enum": known}}, **fields,
+                       "data": {"type": "string"}},
+        "required": ["event", "id", "data"],
+    }
+    stream = {
+        "title": "PlayerStreamEvent",
+        "description": "One event of the player's feed. Known kinds (`event`): "
+        + ", ".join(f"`{k}`" for k in known) + "; more may be added: ignore unknown ones.",
+        "anyOf": [{"$ref": "#/components/schemas/PlayerStreamKnownEvent"},
+                  {"$ref": "#/components/schemas/PlayerStreamOtherEvent"}],
+        "x-extensible-enum": known,
+    }
+    return {"PlayerStreamKnownEvent": known_event, "PlayerStreamOtherEvent": other,
+            "PlayerStreamEvent": stream}
 
 
 def _board_svg_path() -> dict[str, Any]:

@@ -21,30 +21,55 @@ from service import games
 from service.errors import CODES, ApiError
 from service.games.refusals import Refusal, refusal_codes
 
-_READ = (
-    "unauthorized", "match_not_found", "rules_version_retired", "store_unavailable",
-    "rules_version_unavailable",
-)
 _BODY = ("malformed", "body_too_large", "unsupported_media_type")
+_JWT = (
+    "malformed_token", "token_expired", "token_not_yet_valid", "token_bad_signature",
+    "token_unknown_key", "token_bad_audience", "token_bad_issuer", "token_too_long_lived",
+)
+_CREDENTIALS = (
+    "unauthorized", "credential_revoked", "bad_name", *_JWT, "busy", "store_unavailable",
+)
+"""What checking a bearer credential may answer: a JWT signs its user in (its name is
+checked, its player written: ``busy``, ``store_unavailable``)."""
+_PLAYER = _CREDENTIALS
+_READ = (
+    *_CREDENTIALS, "match_not_found", "rules_version_retired", "rules_version_unavailable",
+)
+"""A match read: the caller's credential checked, then the match loaded."""
+_APP = _CREDENTIALS
 
 OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "listGames": (),
     "getGame": ("malformed", "not_found", "unknown_rules_version"),
     "createMatch": (
-        *_BODY, "unknown_game", "bad_player_count", "bad_options", "bad_bots", "busy",
-        "store_unavailable",
+        *_BODY, *_CREDENTIALS, "unknown_game", "bad_player_count", "bad_options", "bad_bots",
+        "player_not_found",
     ),
     "getMatch": _READ,
     "getLegalMoves": _READ,
     "act": (
         *_BODY, *_READ, "not_your_turn", "match_finished", "version_conflict",
-        "idempotency_key_reused", "precondition_failed", "invalid_action", "busy",
+        "idempotency_key_reused", "precondition_failed", "invalid_action", "forbidden",
     ),
-    "handSeatToBot": (*_BODY, *_READ, "not_found", "match_finished", "bad_bots", "busy"),
+    "handSeatToBot": (
+        *_BODY, *_READ, "not_found", "match_finished", "bad_bots", "forbidden"
+    ),
     "getLog": ("malformed", *_READ),
     "streamEvents": ("malformed", *_READ, "too_many_streams", "replica_full", "ticket_invalid"),
-    "createStreamTicket": _READ,
-    "getBoardSvg": ("malformed", *_READ, "bad_highlight", "no_picture", "busy"),
+    "createStreamTicket": (*_READ, "forbidden"),
+    "getBoardSvg": ("malformed", *_READ, "bad_highlight", "no_picture"),
+    "createPlayer": (*_BODY, "bad_name", "unknown_app", "guests_disabled", "busy",
+                     "store_unavailable"),
+    "getMe": _PLAYER,
+    "deleteMe": (*_PLAYER, "forbidden"),
+    "listMyMatches": (*_PLAYER, "malformed"),
+    "listAppPlayerMatches": (*_APP, "malformed", "player_not_found"),
+    "getAppPlayer": (*_APP, "player_not_found"),
+    "deleteAppPlayer": (*_APP, "player_not_found"),
+    "renewSeatToken": (*_READ, "forbidden"),
+    "streamPlayerEvents": (*_PLAYER, "malformed", "ticket_invalid", "too_many_streams",
+                           "replica_full"),
+    "createFeedTicket": _PLAYER,
     "healthz": (),
     "readyz": ("store_unavailable",),
     "metrics": (),
@@ -61,9 +86,9 @@ UNROUTED = ("not_found", "method_not_allowed")
 """Codes of requests that match no operation (an unknown path, or a method a path lacks)."""
 
 GRAPHQL_TRANSPORT_CODES = (
-    "malformed", "unauthorized", "not_found", "match_not_found", "method_not_allowed",
+    "malformed", "not_found", "match_not_found", "method_not_allowed",
     "rules_version_retired", "body_too_large", "unsupported_media_type", "internal",
-    "store_unavailable", "rules_version_unavailable",
+    "rules_version_unavailable", *_CREDENTIALS,
 )
 """Codes of ``/graphql`` itself, outside any operation's result union: an HTTP problem for a
 request the transport refuses, or the reason a WebSocket's ``connection_init`` is closed with

@@ -18,6 +18,7 @@ from service.errors import ApiError
 from service.games import get as get_engine
 from service.games.base import JSON, Engine, dump_action
 from service.i18n import DEFAULT_LANGUAGE, Lang, T
+from service.identity.callers import Credential
 
 from .due import DueSignals
 from .models import ActResponse, EventOut
@@ -47,7 +48,7 @@ class Acting:
     async def act(
         self,
         match_id: str,
-        token: str | None,
+        token: Credential,
         action: dict[str, JSON],
         expected_version: int | None,
         idempotency_key: str | None,
@@ -95,7 +96,7 @@ class Acting:
             if key is not None:
                 new_record = new_record.remember(IdempotentResult(key, version + 1, action_digest))
             entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
-            if await storage.write(match_id, version, new_record, entry):
+            if await storage.write(match_id, version, new_record, entry, before=record):
                 storage.metrics.action(engine.id, record.rules_version)
                 await self.due.signal_if_due(match_id, engine, new_record, new_state)
                 after = state_of(match_id, version + 1, engine, new_state, seat, new_record)

@@ -15,6 +15,7 @@ from typing import Any
 
 from service.errors import ApiError
 from service.i18n import T
+from service.identity.callers import Credential
 from service.pictures import render_view, supported
 
 from .service import MatchService
@@ -30,7 +31,7 @@ class BoardPicture:
 
 
 async def board_svg(
-    service: MatchService, match_id: str, token: str | None, highlight: int | None = None
+    service: MatchService, match_id: str, token: Credential, highlight: int | None = None
 ) -> BoardPicture:
     """The SVG of the caller's view, with legal move number ``highlight`` drawn on it.
 

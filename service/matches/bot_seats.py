@@ -11,6 +11,7 @@ from service.errors import ApiError
 from service.games import get as get_engine
 from service.games.base import JSON, Engine, dump_action
 from service.i18n import T
+from service.identity.callers import Credential
 
 from .due import DueSignals
 from .models import MatchState
@@ -77,7 +78,7 @@ class BotSeats:
         check_pins(version, expected_version, None)
         new_state, _, new_record = play(engine, version, record, seat, parsed, storage.now())
         entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
-        if not await storage.write(match_id, version, new_record, entry):
+        if not await storage.write(match_id, version, new_record, entry, before=record):
             storage.metrics.cas_conflict()
             current, _ = await storage.load(match_id)
             raise ApiError.of(
@@ -90,7 +91,7 @@ class BotSeats:
         return version + 1
 
     async def hand_seat_to_bot(
-        self, match_id: str, token: str | None, kind: str, seat: int | None = None
+        self, match_id: str, token: Credential, kind: str, seat: int | None = None
     ) -> MatchState:
         """The token's seat leaves and a ``kind`` bot takes it over (a worker plays it from
         now on); the token stops working. ``seat``, when given (REST path), must be the
@@ -113,10 +114,12 @@ class BotSeats:
             wanted = {str(s): k for s, k in {**record.bots, own: kind}.items()}
             bots = bot_seats(engine, record.players, wanted, all_bots=True)
             tokens = tuple(None if s == own else t for s, t in enumerate(record.tokens))
-            new_record = replace(record, bots=bots, tokens=tokens, updated=storage.now())
+            players = tuple(None if s == own else p for s, p in enumerate(record.seat_players))
+            new_record = replace(record, bots=bots, tokens=tokens, seat_players=players,
+                                 updated=storage.now())
             entry = LogRecord(seat=None, action={"type": "seat_to_bot", "seat": own,
                                                  "kind": kind})
-            if await storage.write(match_id, version, new_record, entry):
+            if await storage.write(match_id, version, new_record, entry, before=record):
                 await self.due.signal_if_due(match_id, engine, new_record, state)
                 return state_of(match_id, version + 1, engine, state, None, new_record)
             storage.metrics.cas_conflict()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from service import games
@@ -15,8 +16,8 @@ from service.identity import seats
 from . import logdict
 from .bot_seats import bot_seats
 from .due import DueSignals
-from .models import CreateMatchRequest, CreateMatchResponse, GameInfo, SeatToken
-from .records import MatchRecord
+from .models import BotSeat, CreateMatchRequest, CreateMatchResponse, GameInfo, SeatToken
+from .records import MatchRecord, SeatPlayer
 from .storage import MatchStorage
 from .wire import parse_options
 
@@ -53,29 +54,42 @@ class Creation:
         self.storage = storage
         self.due = due
 
-    async def create_match(self, req: CreateMatchRequest) -> CreateMatchResponse:
+    async def create_match(
+        self, req: CreateMatchRequest, *, app: str | None = None,
+        bound: Mapping[int, SeatPlayer] | None = None,
+        before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
+    ) -> CreateMatchResponse:
+        """A new match. ``req.seats`` needs its player and user seats resolved by the caller
+        (``bound``: seat -> player, ``service.players``) and ``app``; those seats get a seat
+        token nobody is shown (their player's credential acts for them; a player may recover
+        one). ``before_write(match_id, record)`` runs once the id is chosen, before the match
+        is stored (the players' "my matches" index is written first, so a crash between the
+        two leaves an index entry to a match that does not exist -- skipped when listed --
+        never a match missing from its players' lists)."""
         engine = engine_for_new(req.game)
-        if not engine.min_players <= req.players <= engine.max_players:
+        players, raw_bots = seats_of(req, bound or {})
+        if not engine.min_players <= players <= engine.max_players:
             raise ApiError.of(
                 "bad_player_count",
                 T("{game} takes {min} to {max} players, not {players}.", game=engine.title,
-                  min=engine.min_players, max=engine.max_players, players=req.players),
+                  min=engine.min_players, max=engine.max_players, players=players),
             )
         options = parse_options(engine, req.options)
-        bots = bot_seats(engine, req.players, req.bots or {})
+        bots = bot_seats(engine, players, raw_bots, all_bots=bool(bound))
         seed = req.seed if req.seed is not None else secrets.randbelow(2**53)
-        state = engine.setup(req.players, options, seed)
+        state = engine.setup(players, options, seed)
         tokens: dict[int, str] = {
-            seat: seats.new_token() for seat in range(req.players) if seat not in bots
+            seat: seats.new_token() for seat in range(players) if seat not in bots
         }
+        shown = {seat: token for seat, token in tokens.items() if seat not in (bound or {})}
         now = self.storage.now()
         record = MatchRecord(
             game=engine.id,
-            players=req.players,
+            players=players,
             options=options.model_dump(mode="json") if options is not None else None,
             seed=seed,
             tokens=tuple(
-                seats.digest(tokens[s]) if s in tokens else None for s in range(req.players)
+                seats.digest(tokens[s]) if s in tokens else None for s in range(players)
             ),
             state=engine.dumps(state),
             finished=engine.result(state) is not None,
@@ -84,13 +98,46 @@ class Creation:
             updated=now,
             log_dict=logdict.current_number(engine.id) or 0,
             rules_version=engine.rules_version(state),
+            app=app,
+            seat_players=(
+                tuple((bound or {}).get(s) for s in range(players)) if app is not None else ()
+            ),
         )
-        match_id = await self.storage.create(record)
+        match_id = await self.storage.create(record, before_write=before_write)
         self.storage.metrics.match_created(engine.id, record.rules_version)
         await self.due.signal_if_due(match_id, engine, record, state)
         return CreateMatchResponse(
             match_id=match_id,
             game=engine.id,
             version=0,
-            seats=[SeatToken(seat=s, token=t) for s, t in sorted(tokens.items())],
+            seats=[SeatToken(seat=s, token=t) for s, t in sorted(shown.items())],
         )
+
+
+def seats_of(
+    req: CreateMatchRequest, bound: Mapping[int, SeatPlayer]
+) -> tuple[int, dict[str, str]]:
+    """The number of seats and the bot seats a request asks for: ``players`` + ``bots``, or
+    ``seats`` (each exactly one of player, user and bot; every player and user seat in
+    ``bound``)."""
+    if req.seats is None:
+        if req.players is None:
+            raise ApiError.of("malformed", "Give players (the number of seats) or seats.")
+        if bound:
+            raise ApiError.of("malformed", "Players are seated with seats.")
+        return req.players, dict(req.bots or {})
+    if req.bots is not None:
+        raise ApiError.of("malformed", "Give bot seats in seats, not in bots, when seats is "
+                          "given.")
+    if req.players is not None and req.players != len(req.seats):
+        raise ApiError.of(
+            "malformed", T("players ({players}) must equal the number of seats ({seats}).",
+                           players=req.players, seats=len(req.seats)),
+        )
+    raw_bots: dict[str, str] = {}
+    for seat, wanted in enumerate(req.seats):
+        if isinstance(wanted, BotSeat):
+            raw_bots[str(seat)] = wanted.bot
+        elif seat not in bound:
+            raise ApiError.of("malformed", T("seats.{seat}: no such player.", seat=seat))
+    return len(req.seats), raw_bots

@@ -74,10 +74,43 @@ class GameInfo(WireModel):
     )
 
 
-class CreateMatchRequest(InputModel):
+class PlayerSeat(InputModel):
+    """A seat for a player of the caller's app."""
+
+    player: str = Field(
+        min_length=1, max_length=64,
+        description="A player id (POST /v1/players, or an app's user's player): that "
+        "player's credential (player token or JWT) acts for the seat.",
+    )
+
+
+class UserSeat(InputModel):
+    """A seat for one of the app's own users, by its user id."""
+
+    user: str = Field(
+        min_length=1, max_length=255,
+        description="The app's own user id (a JWT's `sub`): the player that user signs in "
+        "as (created now if the user never signed in). Only an app key may seat users other "
+        "than the caller.",
+    )
+
+
+class BotSeat(InputModel):
+    """A seat played by a built-in bot."""
+
+    bot: BotKind = Field(description="The built-in player that takes the seat.")
+
+
+SeatRequest = PlayerSeat | UserSeat | BotSeat
+"""One seat of a new match: a player, an app's user or a bot."""
+
+
+class CreateMatchBase(InputModel):
     game: str = Field(description="A game id from GET /v1/games.")
-    players: PlayerCount = Field(
-        description="Number of seats, within the game's minPlayers..maxPlayers."
+    players: PlayerCount | None = Field(
+        default=None,
+        description="Number of seats, within the game's minPlayers..maxPlayers. Required "
+        "unless `seats` is given (then it must equal the number of seats if present).",
     )
     options: dict[str, Any] | None = Field(
         default=None, description="The game's options (see optionsSchema); omitted: defaults."
@@ -89,8 +122,18 @@ class CreateMatchRequest(InputModel):
         default=None,
         description="Bot seats: seat number (as a string) -> built-in player "
         "(random, greedy or search). Bot seats get no token; a worker plays them. "
-        "At least one seat stays human.",
+        "At least one seat stays human. Not together with `seats`.",
         max_length=15,
+    )
+
+
+class CreateMatchRequest(CreateMatchBase):
+    seats: list[SeatRequest] | None = Field(
+        default=None, min_length=1, max_length=16,
+        description="The seats in order, each a player, an app's user or a bot (instead of "
+        "`players` + `bots`). Player seats are acted for with the player's own credential: "
+        "they get no seat token here. Needs an app key (any of its players) or a player "
+        "credential (the caller itself and bots).",
     )
 
 
@@ -103,7 +146,10 @@ class CreateMatchResponse(WireModel):
     match_id: str
     game: str
     version: int
-    seats: list[SeatToken] = Field(description="One token per human seat.")
+    seats: list[SeatToken] = Field(
+        description="One token per anonymous human seat (seats bound to players get none: "
+        "their player's credential acts for them)."
+    )
 
 
 class StreamTicket(WireModel):
@@ -120,6 +166,16 @@ class StreamTicket(WireModel):
         description="RFC 3339, UTC: the ticket is refused from this moment on (a stream "
         "opened before goes on)."
     )
+
+
+class SeatHolder(WireModel):
+    """Who sits in a seat, as everyone may see it."""
+
+    seat: int
+    name: str | None = Field(
+        description="The player's display name; null for an anonymous seat and for a bot."
+    )
+    bot: BotKind | None = Field(default=None, description="The bot playing the seat, if any.")
 
 
 class MatchState(WireModel):
@@ -139,6 +195,10 @@ class MatchState(WireModel):
     )
     view: Any = Field(description="What the caller may see (the game's View).")
     result: Result | None = Field(description="Final scores once the match is finished.")
+    players: list[SeatHolder] = Field(
+        default_factory=list,
+        description="Who sits in each seat, in seat order: a player's display name or a bot.",
+    )
 
 
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}
@@ -234,6 +294,11 @@ class LogPage(WireModel):
     match_id: str
     entries: list[LogEntryOut]
     latest_version: int
+    players: list[SeatHolder] = Field(
+        default_factory=list,
+        description="Who sits in each seat now (the entries' `seat` numbers name them): a "
+        "player's display name or a bot.",
+    )
     next_after: int | None = Field(
         description=f"The version of the last entry here when more follow (at most "
         f"{LOG_PAGE_MAX} entries a page): ask again with `after` = this; null when this page "

@@ -9,13 +9,14 @@ from service.errors import ApiError
 from service.games import get as get_engine
 from service.games.base import Engine, parse_action
 from service.i18n import DEFAULT_LANGUAGE, Lang, T
+from service.identity.callers import Credential
 
 from .due import DueSignals
 from .models import LOG_PAGE_MAX, LegalMoves, LogEntryOut, LogPage, MatchState
 from .records import MatchRecord
 from .replay import Replayed, moves_between
 from .storage import MatchStorage
-from .views import events_for, seat_of, state_of
+from .views import events_for, holders, seat_of, state_of
 
 
 class Reads:
@@ -24,7 +25,7 @@ class Reads:
         self.due = due
 
     async def _position(
-        self, match_id: str, token: str | None
+        self, match_id: str, token: Credential
     ) -> tuple[int, MatchRecord, int | None, Engine[Any], Any]:
         """Version, record, the caller's seat, the engine and the state of the match; a bot
         whose turn it is gets signalled again (see ``DueSignals``)."""
@@ -35,19 +36,19 @@ class Reads:
         await self.due.signal_if_due(match_id, engine, record, state, read=True)
         return version, record, seat, engine, state
 
-    async def get_state(self, match_id: str, token: str | None) -> MatchState:
+    async def get_state(self, match_id: str, token: Credential) -> MatchState:
         """The match as the caller sees it (no texts: its views need none)."""
         version, record, seat, engine, state = await self._position(match_id, token)
         return state_of(match_id, version, engine, state, seat, record)
 
-    async def head(self, match_id: str, token: str | None) -> tuple[int, bool]:
+    async def head(self, match_id: str, token: Credential) -> tuple[int, bool]:
         """The match's version and whether it is finished, with ``get_state``'s checks (404,
         401) and signals, but nothing rendered: what an event stream needs to start."""
         version, record, _, _, _ = await self._position(match_id, token)
         return version, record.finished
 
     async def legal_moves(
-        self, match_id: str, token: str | None, lang: Lang = DEFAULT_LANGUAGE
+        self, match_id: str, token: Credential, lang: Lang = DEFAULT_LANGUAGE
     ) -> LegalMoves:
         """The caller's legal moves, each with its sentence in ``lang``; a spectator (no
         token) has none."""
@@ -62,7 +63,7 @@ class Reads:
                           texts=said)
 
     async def log(
-        self, match_id: str, token: str | None, after: int, lang: Lang = DEFAULT_LANGUAGE,
+        self, match_id: str, token: Credential, after: int, lang: Lang = DEFAULT_LANGUAGE,
         *, limit: int | None = None,
     ) -> LogPage:
         """Up to ``limit`` (1 to ``LOG_PAGE_MAX``) moves after version ``after`` as the caller
@@ -96,4 +97,4 @@ class Reads:
             for moved, logged, events in moves
         ]
         return LogPage(match_id=match_id, entries=out, latest_version=version,
-                       next_after=upto if upto < version else None)
+                       next_after=upto if upto < version else None, players=holders(record))

@@ -50,6 +50,15 @@ class IdempotentResult:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    """The player bound to a seat: its id and the display name it had when it sat down (a
+    player who leaves for good is renamed by a logged ``seat_renamed`` entry)."""
+
+    player: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class MatchRecord:
     game: str
     players: int
@@ -70,6 +79,20 @@ class MatchRecord:
     rules_version: int = 1
     """The game's rules version the match is played under, fixed when it is set up (records
     stored before rules versions existed are version 1)."""
+    app: str | None = None
+    """The app whose players sit in the match (None: a match of anonymous seats)."""
+    seat_players: tuple[SeatPlayer | None, ...] = ()
+    """Per seat, the player bound to it (None: an anonymous seat token or a bot); empty for
+    matches without players."""
+
+    def player_seat(self, app: str, player: str) -> int | None:
+        """The seat ``player`` of ``app`` holds, or None."""
+        if app != self.app:
+            return None
+        for seat, bound in enumerate(self.seat_players):
+            if bound is not None and bound.player == player:
+                return seat
+        return None
 
     def remember(self, result: IdempotentResult) -> MatchRecord:
         kept = (*self.idempotency, result)[-MAX_IDEMPOTENCY_KEYS:]
@@ -97,6 +120,9 @@ class MatchRecord:
         }
         if self.rules_version != 1:
             header["r"] = self.rules_version
+        if self.app is not None:
+            header["a"] = self.app
+            header["p"] = [None if p is None else [p.player, p.name] for p in self.seat_players]
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -119,6 +145,10 @@ class MatchRecord:
             updated=header["u"],
             log_dict=header["d"],
             rules_version=header.get("r", 1),
+            app=header.get("a"),
+            seat_players=tuple(
+                None if p is None else SeatPlayer(p[0], p[1]) for p in header.get("p", ())
+            ),
         )
 
 

@@ -19,7 +19,7 @@ from service.games.base import Engine, Event, parse_action
 from service.store import LogEntry
 
 from . import records
-from .records import LogRecord, MatchRecord
+from .records import LogRecord, MatchRecord, SeatPlayer
 from .storage import MatchStorage
 
 Replayed = list[tuple[int, LogRecord, tuple[Event, ...]]]
@@ -58,12 +58,26 @@ def replay_step(
 
 
 def with_handover(record: MatchRecord, logged: LogRecord) -> MatchRecord:
-    """``record`` with the bot seat a hand-over log entry added (others: unchanged)."""
+    """``record`` with a service entry applied: the bot seat a hand-over added, the name a
+    ``seat_renamed`` entry gave (others: unchanged)."""
     action = logged.action
-    if logged.seat is None and isinstance(action, dict) and action.get("type") == "seat_to_bot":
-        seat, kind = action.get("seat"), action.get("kind")
-        if isinstance(seat, int) and isinstance(kind, str):
+    if logged.seat is not None or not isinstance(action, dict):
+        return record
+    seat = action.get("seat")
+    if not isinstance(seat, int):
+        return record
+    if action.get("type") == "seat_to_bot":
+        kind = action.get("kind")
+        if isinstance(kind, str):
             return replace(record, bots=dict(sorted({**record.bots, seat: kind}.items())))
+    if action.get("type") == "seat_renamed":
+        name = action.get("name")
+        if isinstance(name, str) and seat < len(record.seat_players):
+            bound = record.seat_players[seat]
+            if bound is not None:
+                renamed = list(record.seat_players)
+                renamed[seat] = SeatPlayer(bound.player, name)
+                return replace(record, seat_players=tuple(renamed))
     return record
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 
+from service.identity.callers import Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.metrics import Metrics
 from service.store import MatchStore
@@ -26,6 +27,7 @@ from .bot_seats import BotSeats
 from .due import DueSignals
 from .models import GameInfo, MatchState
 from .read import Reads
+from .seat_players import SeatPlayers
 from .storage import MatchStorage
 from .tickets import DEFAULT_TICKET_SECONDS, StreamTickets
 from .watch import Watching
@@ -69,6 +71,11 @@ class MatchService:
         self.act = Acting(self.storage, self.due).act
         self.act_as_bot = bots.act_as_bot
         self.hand_seat_to_bot = bots.hand_seat_to_bot
+        seat_players = SeatPlayers(self.storage)
+        self.rename_player = seat_players.rename_player
+        self.renew_seat_token = seat_players.renew_seat_token
+        self.load_record = self.storage.load
+        self.load_records = self.storage.load_many
         stream_tickets = StreamTickets(self.storage, stream_ticket_seconds)
         self.issue_stream_ticket = stream_tickets.issue_stream_ticket
         self.seat_of_ticket = stream_tickets.seat_of_ticket
@@ -97,7 +104,7 @@ class MatchService:
         return create.catalogue()
 
     async def watch(
-        self, match_id: str, token: str | None, after: int
+        self, match_id: str, token: Credential, after: int
     ) -> AsyncIterator[MatchState]:
         """Every version > ``after`` as the caller sees it, whole (``follow`` in full mode;
         a caller more than the resume window behind gets the current version first)."""

@@ -8,10 +8,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from service import games
@@ -22,6 +23,8 @@ from service.store import LogEntry, MatchExists, MatchNotFound, MatchStore, Stor
 
 from . import logdict
 from .records import LogRecord, MatchRecord, OutdatedRecord, checkpointed
+
+log = logging.getLogger("skyline.matches")
 
 Result = TypeVar("Result")
 
@@ -34,6 +37,14 @@ RETRY_AFTER_SECONDS = 1
 
 def busy(detail: str = N_("Too many concurrent writes to this match; retry.")) -> ApiError:
     return ApiError.of("busy", detail, retryAfter=RETRY_AFTER_SECONDS)
+
+
+def _readable(record: MatchRecord) -> bool:
+    """Whether this build plays the record's game under its rules version."""
+    try:
+        return record.rules_version in games.get(record.game).rules_versions
+    except games.UnknownGame:
+        return False
 
 
 def check_rules(record: MatchRecord) -> None:
@@ -66,6 +77,18 @@ def check_rules(record: MatchRecord) -> None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A write that landed: the match at ``version`` is ``after``; ``before`` is the record it
+    replaced (None for a new match, version 0), ``entry`` its log entry (None at version 0)."""
+
+    match_id: str
+    version: int
+    before: MatchRecord | None
+    after: MatchRecord
+    entry: LogRecord | None
+
+
 class MatchStorage:
     """Records of matches on ``store``. ``ttl_finished`` / ``ttl_idle``: seconds a finished /
     an active match is kept after its last write (None: forever); ``clock``: wall seconds."""
@@ -80,6 +103,8 @@ class MatchStorage:
         clock: Callable[[], float],
     ) -> None:
         self.store = store
+        self.listeners: list[Callable[[Written], Awaitable[None]]] = []
+        """Told of every write that landed (the player feed, ``service.players``)."""
         self.ttl_finished = ttl_finished
         self.ttl_idle = ttl_idle
         self.metrics = metrics
@@ -91,16 +116,24 @@ class MatchStorage:
     def ttl(self, record: MatchRecord) -> int | None:
         return self.ttl_finished if record.finished else self.ttl_idle
 
-    async def create(self, record: MatchRecord) -> str:
-        """Store ``record`` under a new random id and return the id."""
+    async def create(
+        self, record: MatchRecord, *,
+        before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
+    ) -> str:
+        """Store ``record`` under a new random id and return the id; ``before_write`` runs
+        with the id chosen, before the match is written (and again with another id in the
+        2**-96 case of a taken one)."""
         for _ in range(8):
             match_id = secrets.token_urlsafe(12)
             if match_id.startswith("-"):
                 continue  # a command line would read it as an option (`skyline show -x…`)
+            if before_write is not None:
+                await before_write(match_id, record)
             try:
                 await self.guard(self.store.create(match_id, record.encode(), self.ttl(record)))
             except MatchExists:
                 continue
+            await self.tell(Written(match_id, 0, None, record, None))
             return match_id
         raise busy("Could not allocate a match id; retry.")
 
@@ -129,18 +162,46 @@ class MatchStorage:
             )
         return version, record
 
+    async def load_many(
+        self, match_ids: Sequence[str]
+    ) -> list[tuple[int, MatchRecord] | None]:
+        """``load`` of several matches in one store round trip; None for one that does not
+        exist, expired, or cannot be read by this build (its own ``load`` says why)."""
+        wanted = [m if MATCH_ID.match(m) else "" for m in match_ids]
+        found = await self.guard(self.store.load_many([m for m in wanted if m]))
+        answers = iter(found)
+        out: list[tuple[int, MatchRecord] | None] = []
+        for match_id in wanted:
+            loaded = next(answers) if match_id else None
+            if loaded is None:
+                out.append(None)
+                continue
+            try:
+                record = MatchRecord.decode(loaded[1])
+            except OutdatedRecord:
+                out.append(None)
+                continue
+            if not logdict.known(record.game, record.log_dict) or not _readable(record):
+                out.append(None)
+                continue
+            out.append((loaded[0], record))
+        return out
+
     async def write(
-        self, match_id: str, version: int, record: MatchRecord, entry: LogRecord
+        self, match_id: str, version: int, record: MatchRecord, entry: LogRecord, *,
+        before: MatchRecord | None = None,
     ) -> bool:
         """Compare-and-set ``record`` as version ``version + 1`` with its log ``entry``; a
-        ``checkpointed`` version's entry carries the record's state (the state after it)."""
+        ``checkpointed`` version's entry carries the record's state (the state after it).
+        Once it landed, every ``listeners`` hears of it (``before``: the record it
+        replaced)."""
         if checkpointed(version + 1) and entry.checkpoint is None:
             # Re-dumped, so that the checkpoint is what replaying would rebuild even when the
             # record's state is an older build's bytes (a hand-over leaves it unchanged).
             engine = games.get(record.game)
             entry = replace(entry, checkpoint=engine.dumps(engine.loads(record.state)))
         try:
-            return await self.guard(
+            landed = await self.guard(
                 self.store.compare_and_set(
                     match_id, version, record.encode(),
                     entry.encode(record.game, record.log_dict), self.ttl(record),
@@ -148,6 +209,19 @@ class MatchStorage:
             )
         except MatchNotFound:
             raise ApiError.of("match_not_found", "No such match (or it expired).") from None
+        if landed:
+            await self.tell(Written(match_id, version + 1, before, record, entry))
+        return landed
+
+    async def tell(self, written: Written) -> None:
+        """Every listener hears of a write that landed; a listener's failure is logged, never
+        the writer's (the write is stored: the player feed repairs what it missed)."""
+        for listener in self.listeners:
+            try:
+                await listener(written)
+            except Exception:  # a listener must not undo a stored write
+                log.exception("a write listener failed for %s v%d", written.match_id,
+                              written.version)
 
     async def entries(self, match_id: str, after: int) -> list[LogEntry]:
         """The stored log after version ``after``; raises the store's ``MatchNotFound``."""

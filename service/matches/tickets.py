@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from service.errors import ApiError
 from service.identity import tickets
+from service.identity.callers import Credential
 
 from .models import StreamTicket
 from .storage import MatchStorage
@@ -21,7 +22,7 @@ class StreamTickets:
         self.storage = storage
         self.lifetime = lifetime
 
-    async def issue_stream_ticket(self, match_id: str, token: str | None) -> StreamTicket:
+    async def issue_stream_ticket(self, match_id: str, token: Credential) -> StreamTicket:
         """A ticket for the seat ``token`` holds: 401 ``unauthorized`` without a token, or
         with one that is no seat of the match (a spectator needs no ticket)."""
         if token is None:

@@ -10,17 +10,30 @@ from service.errors import ApiError
 from service.games.base import Engine, Event
 from service.i18n import DEFAULT_LANGUAGE, Lang
 from service.identity import seats
+from service.identity.callers import Caller, Credential
 
-from .models import EventOut, MatchState
+from .models import EventOut, MatchState, SeatHolder
 from .records import MatchRecord
 
 
-def seat_of(record: MatchRecord, token: str | None, *, required: bool) -> int | None:
-    """The seat ``token`` holds in the match (None: a spectator, unless ``required``)."""
+def no_seat() -> ApiError:
+    """A player (or app) writing to a match it has no seat in."""
+    return ApiError.of("forbidden", "You have no seat in this match.")
+
+
+def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | None:
+    """The seat ``token`` holds in the match (None: a spectator, unless ``required``). A
+    player (``Caller``) holds the seat bound to it; a player without a seat here, or an app,
+    reads as a spectator and is refused a write (403 ``forbidden``)."""
     if token is None:
         if required:
             raise ApiError.of("unauthorized", "This needs a seat token.")
         return None
+    if isinstance(token, Caller):
+        held = None if token.player is None else record.player_seat(token.app, token.player)
+        if held is None and required:
+            raise no_seat()
+        return held
     seat = seats.seat_of(token, record.tokens)
     if seat is None:
         raise ApiError.of("unauthorized", "The token is not valid for this match.")
@@ -61,4 +74,16 @@ def state_of(
         bots={str(s): k for s, k in record.bots.items()} if record is not None else {},
         view=engine.view(state, seat),
         result=result,
+        players=holders(record) if record is not None else [],
     )
+
+
+def holders(record: MatchRecord) -> list[SeatHolder]:
+    """Who sits in each seat: the bot, else the bound player's name (None: anonymous)."""
+    out = []
+    for seat in range(record.players):
+        kind = record.bots.get(seat)
+        bound = record.seat_players[seat] if seat < len(record.seat_players) else None
+        name = bound.name if bound is not None and kind is None else None
+        out.append(SeatHolder(seat=seat, name=name, bot=kind))
+    return out

@@ -22,6 +22,7 @@ from typing import Literal
 
 from service.errors import ApiError
 from service.games import get as get_engine
+from service.identity.callers import Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.store import MatchNotFound, StoreUnavailable
 
@@ -79,7 +80,7 @@ class Watching:
         self.resumes: dict[str, int] = {"replay": 0, "snapshot": 0}
 
     async def follow(
-        self, match_id: str, *, token: str | None = None, seat: int | None = None,
+        self, match_id: str, *, token: Credential = None, seat: int | None = None,
         after: int | None = None, mode: Mode = "full",
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     ) -> AsyncGenerator[LiveEvent, None]:

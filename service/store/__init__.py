@@ -1,6 +1,7 @@
 """Match storage: the ``MatchStore`` contract (``base.py``), ``sqlite.py`` (the embedded
 store: one process, one file) and ``redis.py`` (single node and cluster: any number of
-replicas).
+replicas). Both stores also implement ``DocStore`` (``base.py``): versioned documents, their
+indexes and event feeds per key, for the player layer.
 
 ``open_store(redis_url, redis_cluster, prefix, data_dir=...)`` picks the backend from
 configuration.
@@ -11,7 +12,12 @@ from __future__ import annotations
 import os
 
 from .base import (
+    PAGE_LIMIT,
+    Doc,
+    DocStore,
     DueSignal,
+    FeedItem,
+    FeedPage,
     LogEntry,
     MatchExists,
     MatchNotFound,
@@ -26,7 +32,12 @@ __all__ = [
     "DEFAULT_DATA_DIR",
     "DEFAULT_FILENAME",
     "DEFAULT_MAX_CONNECTIONS",
+    "PAGE_LIMIT",
+    "Doc",
+    "DocStore",
     "DueSignal",
+    "FeedItem",
+    "FeedPage",
     "LogEntry",
     "MatchExists",
     "MatchNotFound",

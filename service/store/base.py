@@ -33,11 +33,40 @@ asks ``resume_due`` (a restarted worker). Delivery is at least once: signals may
 carry no state, so a worker always reloads the match and checks what is due. On Redis the
 signals are a stream ``{prefix}bots:due`` read through the consumer group ``workers``; in
 memory, an in-process queue.
+
+Documents, indexes and feeds (``DocStore``)
+-------------------------------------------
+What the player layer keeps besides matches, under *keys* (``DOC_KEY``: 1-200 characters of
+``A-Z a-z 0-9 : . _ -``; anything else raises ``ValueError``). Everything belonging to one
+key lives together (on Redis Cluster: in one hash slot), so every operation below is one
+atomic step:
+
+* a *document*: opaque bytes with a version (1 after the first ``put_doc``), written by
+  compare-and-set. ``put_doc`` is idempotent by data equality: when the stored version is
+  already ``expected_version + 1`` with byte-identical data (a retry whose first reply was
+  lost, or another writer that wrote the very same bytes), it returns True without writing.
+* *indexes* of the key: named sets of strings (index names as keys), read in pages in
+  ascending byte-wise order of their UTF-8 encoding after an exclusive cursor, so members
+  added between two pages are neither repeated nor skipped when they sort after the cursor.
+  ``put_doc`` can change them in the same atomic step as the document (removals first, then
+  additions: a pair in both ends up present).
+* a *feed*: items numbered 1, 2, 3, ... (never reused) with *marks*: the newest version
+  appended per *source* (a match id). ``feed_append(key, source, version, items)`` lands only
+  when ``version`` is above the source's mark, so several replicas appending the events of
+  the same match version put them in the feed exactly once. False means "not by this call":
+  another writer's, or this very call's whose reply was lost and which the store retried --
+  either way the items are there once. Old items are trimmed: an item goes when it is beyond
+  the newest ``keep`` *and* was appended before ``now - keep_seconds``; trimming takes the
+  oldest first and stops at the first that must stay, so the items kept are always
+  ``trimmed + 1 .. last``. A reader with ``after < trimmed`` missed items
+  (``FeedPage.trimmed``). Marks are never trimmed (one small entry per source).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -104,6 +133,10 @@ class MatchStore(Protocol):
     async def load(self, match_id: str) -> tuple[int, bytes]:
         """``(version, record)``. Raises ``MatchNotFound``."""
 
+    async def load_many(self, match_ids: Sequence[str]) -> list[tuple[int, bytes] | None]:
+        """``load`` of each match (None: not found), in one round trip where the store can
+        (a pipeline on Redis: one batch per node on a cluster)."""
+
     async def compare_and_set(
         self,
         match_id: str,
@@ -162,3 +195,166 @@ class MatchStore(Protocol):
 
     async def close(self) -> None:
         """Release connections."""
+
+
+# -- documents, indexes, feeds (DocStore) ---------------------------------------------------
+
+DOC_KEY = re.compile(r"[A-Za-z0-9:._-]{1,200}")
+"""What a document key, an index name and a feed source must match (whole string)."""
+
+PAGE_LIMIT = 1000
+"""The most members (``index_page``) or items (``feed_read``) one page may ask for."""
+
+FEED_KEEP = 1000
+"""Default: the newest items of a feed that are never trimmed."""
+
+FEED_KEEP_SECONDS = 7 * 86400.0
+"""Default: items appended less than this long ago are never trimmed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """A stored document: its version (1 after the first ``put_doc``) and its bytes."""
+
+    version: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FeedItem:
+    """One feed item: its number (1, 2, 3, ... per key, never reused) and its bytes."""
+
+    seq: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FeedPage:
+    """What ``feed_read`` found: ``items`` with ``seq > after``, ascending, at most the
+    limit; ``last`` the newest seq ever written to the feed (0: none); ``trimmed`` the highest
+    seq dropped by trimming (0: none) -- ``after < trimmed`` means the reader missed items."""
+
+    items: list[FeedItem]
+    last: int
+    trimmed: int
+
+
+def check_name(name: object, what: str = "key") -> str:
+    """``name`` when it is a valid key (index name, source), else ``ValueError``."""
+    if not isinstance(name, str) or DOC_KEY.fullmatch(name) is None:
+        raise ValueError(f"a {what} must be 1-200 characters of A-Z a-z 0-9 : . _ -: {name!r}")
+    return name
+
+
+def check_members(members: Sequence[str]) -> list[str]:
+    """Index members as a list: strings with a UTF-8 encoding, else ``ValueError``."""
+    if isinstance(members, str | bytes):
+        raise ValueError("members must be a sequence of strings, not one string")
+    out = list(members)
+    for member in out:
+        if not isinstance(member, str):
+            raise ValueError(f"an index member must be a string: {member!r}")
+        member.encode()  # UnicodeEncodeError (a ValueError) for lone surrogates
+    return out
+
+
+def check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(index name, member)`` pairs of ``put_doc``, checked."""
+    out: list[tuple[str, str]] = []
+    for index, member in pairs:
+        check_name(index, "index name")
+        out.extend((index, m) for m in check_members([member]))
+    return out
+
+
+def check_limit(limit: int) -> int:
+    """A page size: an int in 1..``PAGE_LIMIT``, else ``ValueError``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= PAGE_LIMIT:
+        raise ValueError(f"limit must be an integer in 1..{PAGE_LIMIT}: {limit!r}")
+    return limit
+
+
+def check_version(version: int, what: str = "version") -> int:
+    """A non-negative int, else ``ValueError``."""
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise ValueError(f"{what} must be a non-negative integer: {version!r}")
+    return version
+
+
+def check_feed_append(now: float, keep: int, keep_seconds: float) -> None:
+    """The trimming arguments of ``feed_append``: finite times, ``keep >= 0``."""
+    if not math.isfinite(now) or not math.isfinite(keep_seconds) or keep_seconds < 0:
+        raise ValueError("now and keep_seconds must be finite (keep_seconds >= 0)")
+    check_version(keep, "keep")
+
+
+class DocStore(Protocol):
+    """Documents, indexes and feeds per key (see the module docstring). Every operation is
+    atomic (on Redis one command); store failures raise ``StoreUnavailable``, a bad key,
+    index name, source or limit ``ValueError``."""
+
+    async def get_doc(self, key: str) -> Doc | None:
+        """The document under ``key``; None when it was never put."""
+
+    async def get_docs(self, keys: Sequence[str]) -> list[Doc | None]:
+        """``get_doc`` of each key, in order, in one round trip (Redis Cluster: one per
+        node, in parallel)."""
+
+    async def put_doc(
+        self,
+        key: str,
+        expected_version: int,
+        data: bytes,
+        *,
+        index_add: Sequence[tuple[str, str]] = (),
+        index_remove: Sequence[tuple[str, str]] = (),
+    ) -> bool:
+        """Compare-and-set: when the document's version is ``expected_version`` (0: it does
+        not exist), store ``data`` as version ``expected_version + 1`` and, in the same atomic
+        step, remove the ``(index name, member)`` pairs of ``index_remove`` from the key's
+        indexes, then add those of ``index_add``; True. Otherwise write nothing and return
+        False -- except when the stored version is ``expected_version + 1`` with
+        byte-identical ``data`` (a retry after a lost reply): True, nothing written."""
+
+    async def index_add(self, key: str, index: str, members: Sequence[str]) -> None:
+        """Add ``members`` to the key's index ``index`` (a set: adding twice is once)."""
+
+    async def index_remove(self, key: str, index: str, members: Sequence[str]) -> None:
+        """Remove ``members`` from the key's index ``index`` (absent ones are ignored)."""
+
+    async def index_page(
+        self, key: str, index: str, *, after: str | None, limit: int
+    ) -> list[str]:
+        """Members of the index in ascending byte-wise order (of their UTF-8 encoding),
+        strictly greater than ``after`` (None: from the start), at most ``limit``
+        (1..``PAGE_LIMIT``)."""
+
+    async def feed_append(
+        self,
+        key: str,
+        source: str,
+        version: int,
+        items: Sequence[bytes],
+        *,
+        now: float,
+        keep: int = FEED_KEEP,
+        keep_seconds: float = FEED_KEEP_SECONDS,
+    ) -> bool:
+        """If ``version`` is above the feed's mark for ``source`` (0 when none): append
+        ``items`` (may be empty) with consecutive seqs and append time ``now``, set the mark
+        to ``version``, trim (drop the oldest items that are both beyond the newest ``keep``
+        and appended before ``now - keep_seconds``), wake the feed's watchers and return
+        True -- one atomic step. Otherwise write nothing and return False."""
+
+    async def feed_marks(self, key: str, sources: Sequence[str]) -> list[int]:
+        """The feed's mark of each source, in order (0: none), in one round trip."""
+
+    async def feed_read(self, key: str, after: int, limit: int) -> FeedPage:
+        """Items with ``seq > after`` (the oldest kept first), at most ``limit``
+        (1..``PAGE_LIMIT``), with the feed's ``last`` and ``trimmed``."""
+
+    def watch_feed(self, key: str, after: int) -> AsyncGenerator[int, None]:
+        """Yield the feed's ``last`` whenever it is above ``after`` and above the value
+        yielded before (values may be skipped: read the items with ``feed_read``), starting
+        with the current one if it is above ``after``. Runs until the consumer stops;
+        ``aclose()`` it to release what it holds at once."""

@@ -19,6 +19,26 @@ The braces are a Redis Cluster hash tag: everything of a match hashes to the slo
 the match and publish on a cluster. The prefix therefore must not contain braces and a match
 id must not contain ``}``.
 
+Documents, indexes and feeds (``DocStore``, one hash slot per key)
+------------------------------------------------------------------
+Every key of a document key ``<key>`` (``base.DOC_KEY``: no braces) carries the hash tag
+``{<key>}``, so its document, indexes and feed share one slot and one script may touch them
+all:
+
+``{prefix}doc:{<key>}``
+    hash: ``v`` version, ``d`` data.
+``{prefix}doc:{<key>}:i:<index>``
+    sorted set of the members of index ``<index>``, every score 0 (read with ``ZRANGE ...
+    BYLEX``: byte-wise order, ``(after`` exclusive). Emptied sets vanish, as Redis does.
+``{prefix}doc:{<key>}:f``
+    hash of the feed: ``n`` the newest seq ever written, ``x`` the highest seq trimmed,
+    ``m:<source>`` the mark of each source (the newest version appended). Also the feed's
+    wake-up channel (``PUBLISH`` / ``SPUBLISH`` of ``n`` by every append that lands).
+``{prefix}doc:{<key>}:fi``
+    list of the items kept, seq ``x + 1`` first; an item is stored as ``<now> <data>``
+    (``now`` of its append as Python's ``repr`` of the float, a space, the bytes), so the
+    script can trim by append time without a second key.
+
 Why not a stream per match (the first layout): a stream allocates its first listpack node
 at ``stream-node-max-bytes`` (4 KiB by default), so ``MEMORY USAGE`` of a one-entry stream is
 4.7 KiB and a finished match took 10-16 KiB; the chunked hash keeps a whole finished match
@@ -33,6 +53,14 @@ Every operation is one command: ``create``, ``compare_and_set`` and ``log`` are 
 atomic step), ``load`` is one ``HMGET``. A script is sent in full (``EVAL``, which also caches
 it on the server) only when the server answers ``NOSCRIPT`` -- once per server and restart;
 ``load_scripts()`` pre-loads them on every primary to avoid even that.
+The ``DocStore`` operations are one command each too: ``put_doc`` (version check, data,
+index removals then additions), ``feed_append`` (mark check, ``RPUSH``, trimming, mark,
+wake-up) and ``feed_read`` (``n``, ``x`` and the ``LRANGE`` read together) are scripts;
+``get_doc`` is ``HMGET``, ``index_add`` ``ZADD``, ``index_remove`` ``ZREM``, ``index_page``
+``ZRANGE BYLEX``, ``feed_marks`` ``HMGET``. ``get_docs`` is one pipeline of ``HMGET``: one
+round trip on a single node; on a cluster the client sends one batch per node owning some
+of the keys, in parallel, and ``round_trips`` counts one per such node. A call with nothing
+to do (no members, no keys, no sources) sends nothing.
 ``round_trips`` counts every command this store sends on its command connections (retries
 included); ``script_loads`` counts the ``NOSCRIPT`` fallbacks. Topology refreshes the cluster client
 does by itself (``CLUSTER SLOTS`` after a failover, ``MOVED`` redirects) are not counted.
@@ -55,7 +83,10 @@ write that landed, and it is never applied twice. When even the retries fail
 (``StoreUnavailable``), the outcome is unknown; a caller that passed its own ``write_id``
 (e.g. derived from the request's ``Idempotency-Key``) may repeat the call later with the
 same arguments to learn it: True means it is in the log exactly once. ``create`` behaves
-the same with its ``write_id``.
+the same with its ``write_id``. ``put_doc`` is idempotent by data equality instead (version
+``expected + 1`` holding the same bytes: True). A retried ``feed_append`` whose first reply
+was lost returns False (the mark is already at its version): the items are in the feed
+once either way, and False only says "not landed by this answer".
 
 Durability caveat: Redis replicates asynchronously. A primary that is cut off right after
 acknowledging a write may lose it if its replica had not received it yet; the promoted
@@ -66,6 +97,9 @@ the reply and the replication stream in the same event-loop pass -- and the faul
 check that no acknowledged write is lost across a crash and a manual failover; a network
 partition can. ``WAIT`` cannot close it here: it must run on the writer's own connection,
 which the cluster client does not pin, and it would cost a second round trip per write.
+The same holds for documents and feeds: a lost ``put_doc`` leaves the previous version, and
+a lost ``feed_append`` takes its mark with it, so a later append of that version lands
+again -- once.
 
 Watch
 -----
@@ -93,9 +127,17 @@ reads once per ``watch_block_ms`` and ends when the match is gone (expired); whi
 channel is not subscribed it reads every ``backoff_cap`` (0.5 s). Where subscribing is
 refused (an ACL user without channel rights: grant ``&{prefix}match:*`` or ``allchannels``)
 the store logs a warning once and its watchers poll every ``backoff_cap`` instead; writes are
-unaffected (the script's publish is a ``pcall``). Attributes: ``pubsub_connections`` (open
-now), ``wakeups`` (messages received), ``subscribed_channels`` (subscribed now); pub/sub
-traffic is not counted in ``round_trips``.
+unaffected (the script's publish is a ``pcall``; grant ``&{prefix}doc:*`` too for feeds).
+
+``watch_feed`` uses the same multiplexer: its channel is the feed hash's name (a channel
+of its own, in the slot of the key), and it reads ``n`` where ``watch`` reads ``v``: once
+subscribed, when woken by a message naming a seq above the last one it yielded (or an
+epoch change) and every ``watch_block_ms``; it yields ``n`` when that is above what it
+yielded before and runs until closed (a feed does not expire).
+
+Attributes: ``pubsub_connections`` (open now), ``wakeups`` (messages received),
+``subscribed_channels`` (subscribed now); pub/sub traffic is not counted in
+``round_trips``.
 
 Connections
 -----------
@@ -173,12 +215,23 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .base import (
     DUE_RECLAIM_IDLE_MS,
+    FEED_KEEP,
+    FEED_KEEP_SECONDS,
     WRITE_TAG_BYTES,
+    Doc,
     DueSignal,
+    FeedItem,
+    FeedPage,
     LogEntry,
     MatchExists,
     MatchNotFound,
     StoreUnavailable,
+    check_feed_append,
+    check_limit,
+    check_members,
+    check_name,
+    check_pairs,
+    check_version,
     write_tag,
 )
 from .redis_wakeups import SINGLE_NODE, Wakeups
@@ -284,6 +337,80 @@ for k = math.floor(after / size), math.floor((v - 1) / size) do
 end
 local out = redis.call('HMGET', KEYS[1], unpack(fields))
 table.insert(out, 1, v)
+return out
+"""
+
+
+# -- documents, indexes, feeds (DocStore) --------------------------------------------------
+
+# KEYS[1] the document hash, KEYS[2..] index sorted sets. ARGV: expected version, data, the
+# number of removals r, then r pairs (KEYS position, member) to remove, then pairs to add.
+# Returns 1 written, 2 already written with these very bytes (a retry), 0 version mismatch.
+_PUT_DOC = """
+local cur = redis.call('HMGET', KEYS[1], 'v', 'd')
+local v = tonumber(cur[1] or '0')
+local expected = tonumber(ARGV[1])
+if v ~= expected then
+  if v == expected + 1 and cur[2] == ARGV[2] then return 2 end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', expected + 1, 'd', ARGV[2])
+local i = 4
+for _ = 1, tonumber(ARGV[3]) do
+  redis.call('ZREM', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
+  i = i + 2
+end
+while i <= #ARGV do
+  redis.call('ZADD', KEYS[tonumber(ARGV[i])], 0, ARGV[i + 1])
+  i = i + 2
+end
+return 1
+"""
+
+# KEYS[1] the feed hash (n: last seq, x: trimmed, m:<source>: marks; also the wake-up
+# channel), KEYS[2] the item list. ARGV: mark field, version, now, cutoff (now -
+# keep_seconds), keep, 'PUBLISH' or 'SPUBLISH', then the items. An item is stored as
+# "<now> <data>". Returns 1 appended, 0 version not above the mark.
+_FEED_APPEND = """
+local version = tonumber(ARGV[2])
+if version <= tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') then return 0 end
+local meta = redis.call('HMGET', KEYS[1], 'n', 'x')
+local n, x = tonumber(meta[1] or '0'), tonumber(meta[2] or '0')
+local batch = {}
+for i = 7, #ARGV do
+  batch[#batch + 1] = ARGV[3] .. ' ' .. ARGV[i]
+  if #batch == 1000 then
+    redis.call('RPUSH', KEYS[2], unpack(batch))
+    batch = {}
+  end
+end
+if #batch > 0 then redis.call('RPUSH', KEYS[2], unpack(batch)) end
+n = n + #ARGV - 6
+local cutoff, keep = tonumber(ARGV[4]), tonumber(ARGV[5])
+while n - x > keep do
+  local head = redis.call('LINDEX', KEYS[2], 0)
+  if not head then break end
+  local at = tonumber(string.sub(head, 1, string.find(head, ' ', 1, true) - 1))
+  if not (at < cutoff) then break end
+  redis.call('LPOP', KEYS[2])
+  x = x + 1
+end
+redis.call('HSET', KEYS[1], 'n', n, 'x', x, ARGV[1], version)
+redis.pcall(ARGV[6], KEYS[1], n)
+return 1
+"""
+
+# KEYS[1] the feed hash, KEYS[2] the item list. ARGV: after, limit. Returns {last, trimmed,
+# first seq, item, item, ...} (items as stored: "<time> <data>").
+_FEED_READ = """
+local meta = redis.call('HMGET', KEYS[1], 'n', 'x')
+local n, x = tonumber(meta[1] or '0'), tonumber(meta[2] or '0')
+local first = math.max(tonumber(ARGV[1]), x) + 1
+local out = {n, x, first}
+if first > n then return out end
+local last = math.min(n, first + tonumber(ARGV[2]) - 1)
+local items = redis.call('LRANGE', KEYS[2], first - x - 1, last - x - 1)
+for i = 1, #items do out[#out + 1] = items[i] end
 return out
 """
 
@@ -420,7 +547,8 @@ _POOL_ONLY = frozenset({"maint_notifications_pool_handler", "maint_notifications
 
 
 class RedisStore:
-    """``MatchStore`` on Redis. See the module docstring for keys, scripts and retries.
+    """``MatchStore`` and ``DocStore`` on Redis. See the module docstring for keys, scripts
+    and retries.
 
     Attributes: ``round_trips`` (commands sent on command connections, retries included),
     ``script_loads`` (``NOSCRIPT`` fallbacks), ``is_cluster``, ``prefix``; of the watch
@@ -486,6 +614,9 @@ class RedisStore:
         self._cas = _Script(client, _CAS)
         self._log = _Script(client, _LOG)
         self._ack = _Script(client, _ACK)
+        self._put_doc = _Script(client, _PUT_DOC)
+        self._feed_append = _Script(client, _FEED_APPEND)
+        self._feed_read = _Script(client, _FEED_READ)
         self._due_group_ready = False
 
     @property
@@ -580,6 +711,24 @@ class RedisStore:
         if "}" in match_id or not match_id:
             raise ValueError("a match id must be non-empty and must not contain '}'")
         return f"{self.prefix}match:{{{match_id}}}"
+
+    def doc_key(self, key: str) -> str:
+        """The hash of a document (``v`` version, ``d`` data); the other keys of ``key``
+        extend this name, so all of them hash to the slot of ``key``."""
+        return f"{self.prefix}doc:{{{check_name(key)}}}"
+
+    def index_key(self, key: str, index: str) -> str:
+        """The sorted set (every score 0) of the index ``index`` of ``key``."""
+        return f"{self.doc_key(key)}:i:{check_name(index, 'index name')}"
+
+    def feed_key(self, key: str) -> str:
+        """The hash of the feed of ``key`` (``n`` last, ``x`` trimmed, ``m:<source>`` marks);
+        also its wake-up channel."""
+        return f"{self.doc_key(key)}:f"
+
+    def feed_items_key(self, key: str) -> str:
+        """The list of the items of the feed of ``key`` (seq ``x + 1`` first)."""
+        return f"{self.doc_key(key)}:fi"
 
     def due_key(self) -> str:
         """The stream of due signals (no hash tag: one key for all matches)."""
@@ -705,6 +854,28 @@ class RedisStore:
             raise MatchNotFound(match_id)
         return int(version), bytes(record)
 
+    async def load_many(self, match_ids: Sequence[str]) -> list[tuple[int, bytes] | None]:
+        """``load`` of several matches in one pipeline (one round trip on a single node; on
+        a cluster one batch per node owning some, in parallel); None for a missing one."""
+        names = [self.key(match_id) for match_id in match_ids]
+        if not names:
+            return []
+        nodes = len({self._owner(name) for name in names}) if self.is_cluster else 1
+
+        async def call() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for name in names:
+                pipe.execute_command("HMGET", name, "v", "r")
+            return list(await pipe.execute())
+
+        async def attempt() -> list[Any]:
+            self.round_trips += nodes
+            return await self._send(call)
+
+        replies = await self._retrying(attempt)
+        return [None if version is None else (int(version), bytes(record))
+                for version, record in replies]
+
     async def compare_and_set(
         self,
         match_id: str,
@@ -810,8 +981,8 @@ class RedisStore:
     def _refuse_wakeups(self, reason: Exception) -> None:
         if not self.wakeups_refused:
             log.warning("Redis refused a watcher's subscription (%s); watchers poll every "
-                        "%.1f s instead. Grant the user channel rights (&%smatch:*).",
-                        reason, self.backoff_cap, self.prefix)
+                        "%.1f s instead. Grant the user channel rights (&%smatch:* and "
+                        "&%sdoc:*).", reason, self.backoff_cap, self.prefix, self.prefix)
         self.wakeups_refused = True
 
     async def watch(self, match_id: str, after: int) -> AsyncGenerator[int, None]:
@@ -837,6 +1008,151 @@ class RedisStore:
                     yield last
                 # Until a message names a later version, the subscription is lost, moved or
                 # confirmed again, or watch_block_ms (idle: look whether the match expired).
+                await waiter.wait(last, self.watch_block_ms / 1000)
+        finally:
+            waiter.close()
+
+    # -- documents, indexes, feeds (DocStore) ----------------------------------------------
+
+    async def get_doc(self, key: str) -> Doc | None:
+        name = self.doc_key(key)
+        version, data = await self._retrying(lambda: self._command("HMGET", name, "v", "d"))
+        return None if version is None else Doc(int(version), bytes(data))
+
+    async def get_docs(self, keys: Sequence[str]) -> list[Doc | None]:
+        names = [self.doc_key(key) for key in keys]
+        if not names:
+            return []
+        # One pipeline: one round trip on a single node; on a cluster the client sends one
+        # batch per node that owns some of the keys, in parallel (counted once per node).
+        nodes = len({self._owner(name) for name in names}) if self.is_cluster else 1
+
+        async def call() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for name in names:
+                pipe.execute_command("HMGET", name, "v", "d")
+            return list(await pipe.execute())
+
+        async def attempt() -> list[Any]:
+            self.round_trips += nodes
+            return await self._send(call)
+
+        replies = await self._retrying(attempt)
+        return [
+            None if version is None else Doc(int(version), bytes(data))
+            for version, data in replies
+        ]
+
+    async def put_doc(
+        self,
+        key: str,
+        expected_version: int,
+        data: bytes,
+        *,
+        index_add: Sequence[tuple[str, str]] = (),
+        index_remove: Sequence[tuple[str, str]] = (),
+    ) -> bool:
+        check_version(expected_version, "expected_version")
+        keys = [self.doc_key(key)]
+        position: dict[str, str] = {}  # index name -> its key's position in KEYS (1-based)
+
+        def pairs(given: Sequence[tuple[str, str]]) -> list[str]:
+            out: list[str] = []
+            for index, member in check_pairs(given):
+                if index not in position:
+                    keys.append(self.index_key(key, index))
+                    position[index] = str(len(keys))
+                out += [position[index], member]
+            return out
+
+        removals, additions = pairs(index_remove), pairs(index_add)
+        args: list[bytes | str] = [
+            str(expected_version), bytes(data), str(len(removals) // 2), *removals, *additions
+        ]
+        return int(await self._run(self._put_doc, keys, args)) in (1, 2)
+
+    async def index_add(self, key: str, index: str, members: Sequence[str]) -> None:
+        name, given = self.index_key(key, index), check_members(members)
+        if given:
+            scored = [part for member in given for part in (0, member)]
+            await self._retrying(lambda: self._command("ZADD", name, *scored))
+
+    async def index_remove(self, key: str, index: str, members: Sequence[str]) -> None:
+        name, given = self.index_key(key, index), check_members(members)
+        if given:
+            await self._retrying(lambda: self._command("ZREM", name, *given))
+
+    async def index_page(
+        self, key: str, index: str, *, after: str | None, limit: int
+    ) -> list[str]:
+        name, count = self.index_key(key, index), check_limit(limit)
+        start = "-" if after is None else "(" + check_members([after])[0]
+        reply = await self._retrying(
+            lambda: self._command("ZRANGE", name, start, "+", "BYLEX", "LIMIT", 0, count)
+        )
+        return [_text(member) for member in reply]
+
+    async def feed_append(
+        self,
+        key: str,
+        source: str,
+        version: int,
+        items: Sequence[bytes],
+        *,
+        now: float,
+        keep: int = FEED_KEEP,
+        keep_seconds: float = FEED_KEEP_SECONDS,
+    ) -> bool:
+        check_version(version)
+        check_feed_append(now, keep, keep_seconds)
+        keys = [self.feed_key(key), self.feed_items_key(key)]
+        args: list[bytes | str] = [
+            "m:" + check_name(source, "source"),
+            str(version),
+            repr(float(now)),
+            repr(float(now) - float(keep_seconds)),
+            str(keep),
+            "SPUBLISH" if self.is_cluster else "PUBLISH",
+            *(bytes(item) for item in items),
+        ]
+        return int(await self._run(self._feed_append, keys, args)) == 1
+
+    async def feed_marks(self, key: str, sources: Sequence[str]) -> list[int]:
+        name = self.feed_key(key)
+        fields = ["m:" + check_name(source, "source") for source in sources]
+        if not fields:
+            return []
+        reply = await self._retrying(lambda: self._command("HMGET", name, *fields))
+        return [0 if mark is None else int(mark) for mark in reply]
+
+    async def feed_read(self, key: str, after: int, limit: int) -> FeedPage:
+        keys = [self.feed_key(key), self.feed_items_key(key)]
+        args: list[bytes | str] = [str(max(int(after), 0)), str(check_limit(limit))]
+        reply = await self._run(self._feed_read, keys, args)
+        last, trimmed, first = int(reply[0]), int(reply[1]), int(reply[2])
+        items = [
+            FeedItem(first + i, bytes(stored).split(b" ", 1)[1])
+            for i, stored in enumerate(reply[3:])
+        ]
+        return FeedPage(items, last, trimmed)
+
+    async def _feed_last(self, name: str) -> int:
+        raw = await self._retrying(lambda: self._command("HGET", name, "n"))
+        return 0 if raw is None else int(raw)
+
+    async def watch_feed(self, key: str, after: int) -> AsyncGenerator[int, None]:
+        name = self.feed_key(key)
+        last = max(int(after), 0)
+        # As ``watch``: subscribed (confirmed) before the first read, the feed's ``n`` is the
+        # truth and a message only a wake-up; idle, it reads every watch_block_ms.
+        waiter = await self._wakeups.acquire(name)
+        try:
+            await waiter.settle(self.backoff_cap)
+            while True:
+                newest = await self._feed_last(name)
+                if newest > last:
+                    last = newest
+                    yield newest
                 await waiter.wait(last, self.watch_block_ms / 1000)
         finally:
             waiter.close()
@@ -916,7 +1232,8 @@ class RedisStore:
         """Optional warm-up (e.g. at startup): cache the scripts on the server (every primary
         of a cluster), so that no later call pays the one-off ``NOSCRIPT`` fallback. Not
         needed for correctness; a replica promoted later loads them on first use."""
-        for script in (self._create, self._cas, self._log, self._ack):
+        for script in (self._create, self._cas, self._log, self._ack, self._put_doc,
+                       self._feed_append, self._feed_read):
             source = script.source
 
             async def load(source: str = source) -> Any:

@@ -1,4 +1,5 @@
-"""Wake-ups for ``RedisStore.watch``: one pub/sub connection per node, shared by all watchers.
+"""Wake-ups for ``RedisStore.watch`` and ``watch_feed``: one pub/sub connection per node,
+shared by all watchers.
 
 A watcher does not own a connection. The store keeps one ``Wakeups`` multiplexer; it holds
 ONE pub/sub connection (a *link*) on a single node (``SUBSCRIBE``) and, on a cluster, one per
@@ -8,8 +9,10 @@ here, from the client's connection settings, and never come from the command poo
 
 Channels
 --------
-A channel (a match's hash key) is subscribed when its first watcher arrives and unsubscribed
-when its last one leaves (reference counts). One reader task per link reads everything the
+A channel (a match's hash key, or a feed's: any key name, placed by the slot of its hash
+tag; the multiplexer does not care what it names, and a message names a version or a feed
+seq alike) is subscribed when its first watcher arrives and unsubscribed when its last one
+leaves (reference counts). One reader task per link reads everything the
 server sends on it; a message wakes every local waiter of its channel. A waiter keeps what
 it saw of its channel (``_Channel.epoch``, ``messages``) and wakes when the channel has moved
 on since: a message naming a version above the waiter's last one, or an *epoch* change (the

@@ -31,6 +31,30 @@ delivered_at REAL NULL)``
     ``ack_due`` deletes the row. Pending signals survive a restart: the same consumer name
     ``resume_due``s them, any consumer reclaims them after ``reclaim_idle_ms``.
 
+Since schema version 2, the ``DocStore`` (``base.py``) of the player layer:
+
+``docs(doc_key TEXT PRIMARY KEY, version, data BLOB)``
+    One row per document: its version (1 after the first ``put_doc``) and bytes.
+``doc_index(doc_key, index_name, member TEXT COLLATE BINARY, PRIMARY KEY(doc_key,
+index_name, member)) WITHOUT ROWID``
+    One row per member of an index of a key. The BINARY collation compares the UTF-8 bytes
+    (SQLite's default text encoding, which a Skyline file never changes) with ``memcmp``: the
+    byte-wise order of ``index_page``, the same as Redis's ``ZRANGE BYLEX``.
+``feeds(doc_key TEXT PRIMARY KEY, last_seq, trimmed) WITHOUT ROWID``
+    One row per feed: the newest seq ever written and the highest seq dropped by trimming.
+``feed_items(doc_key, seq, appended_at REAL, data BLOB, PRIMARY KEY(doc_key, seq))
+WITHOUT ROWID``
+    The items kept, ``trimmed + 1 .. last_seq``, with the ``now`` of the append that wrote
+    them.
+``feed_marks(doc_key, source, version, PRIMARY KEY(doc_key, source)) WITHOUT ROWID``
+    The newest version appended per source (a match id): ``feed_append`` lands only above it.
+
+Upgrades: a file of an older schema version is upgraded in place when it is opened, in
+the same transaction that checks it (a crash midway leaves it as it was). Version 1 -> 2
+only creates the tables above (every ``CREATE`` is ``IF NOT EXISTS``); the matches, logs and
+due signals stay as they are. A file upgraded to version 2 is refused by a Skyline that reads
+only version 1 ("written by a newer Skyline"): upgrade every process together.
+
 Execution and durability
 ------------------------
 One connection, used only from one dedicated worker thread fed by a queue: the blocking
@@ -42,7 +66,8 @@ with one ``call_soon_threadsafe``. A job that fails is rolled back to its savepo
 SQLite itself fails (a full disk) the batch is rolled back whole and run again job by job,
 so only the failing write gets the error. Nothing is answered before the commit, so a match
 is never half-written: the record, the version and the log entry land together or not at
-all. The database runs in WAL mode
+all -- nor a document (its data and its index changes) or a feed append (items, mark,
+trimming). The database runs in WAL mode
 with ``synchronous=FULL``: an acknowledged write is in the fsynced WAL and survives kill -9
 and power loss.
 
@@ -60,7 +85,8 @@ Expiry times are absolute, on ``clock`` (wall clock ``time.time`` by default, so
 survive a restart; a fake clock in tests). Expired matches vanish on access and are swept at
 open and every ``SWEEP_EVERY`` creates. ``watch`` sleeps on an ``asyncio.Event`` per match,
 set by every write and deletion done through this object (the only writer: one process),
-and re-reads every ``WATCH_TICK`` seconds to notice an expiry; ``claim_due`` sleeps on an
+and re-reads every ``WATCH_TICK`` seconds to notice an expiry; ``watch_feed`` likewise on an
+event per feed key, set by every ``feed_append`` that lands; ``claim_due`` sleeps on an
 event set by ``signal_due``. ``round_trips`` counts operations (not ``claim_due`` /
 ``resume_due``: the in-process bot worker polls them, and the counter measures what
 requests cost).
@@ -86,11 +112,22 @@ from typing import TypeVar, cast
 
 from .base import (
     DUE_RECLAIM_IDLE_MS,
+    FEED_KEEP,
+    FEED_KEEP_SECONDS,
+    Doc,
     DueSignal,
+    FeedItem,
+    FeedPage,
     LogEntry,
     MatchExists,
     MatchNotFound,
     StoreUnavailable,
+    check_feed_append,
+    check_limit,
+    check_members,
+    check_name,
+    check_pairs,
+    check_version,
     write_tag,
 )
 
@@ -103,7 +140,7 @@ log = logging.getLogger("skyline.store")
 
 DEFAULT_FILENAME = "skyline.sqlite3"
 APPLICATION_ID = 0x536B794C  # "SkyL": PRAGMA application_id of a Skyline database
-SCHEMA_VERSION = 1  # PRAGMA user_version
+SCHEMA_VERSION = 2  # PRAGMA user_version (1: matches, log, due; 2: + documents, feeds)
 MEMORY = ":memory:"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -135,6 +172,36 @@ _SCHEMA = (
         WHERE consumer IS NULL""",
     """CREATE INDEX IF NOT EXISTS due_pending ON due (consumer, seq)
         WHERE consumer IS NOT NULL""",
+    # Version 2: the DocStore (an upgrade from version 1 adds just these).
+    """CREATE TABLE IF NOT EXISTS docs (
+        doc_key TEXT NOT NULL PRIMARY KEY,
+        version INTEGER NOT NULL,
+        data BLOB NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS doc_index (
+        doc_key TEXT NOT NULL,
+        index_name TEXT NOT NULL,
+        member TEXT NOT NULL COLLATE BINARY,
+        PRIMARY KEY (doc_key, index_name, member)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS feeds (
+        doc_key TEXT NOT NULL PRIMARY KEY,
+        last_seq INTEGER NOT NULL,
+        trimmed INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS feed_items (
+        doc_key TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        appended_at REAL NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (doc_key, seq)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS feed_marks (
+        doc_key TEXT NOT NULL,
+        source TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        PRIMARY KEY (doc_key, source)
+    ) WITHOUT ROWID""",
     f"PRAGMA application_id = {APPLICATION_ID}",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
 )
@@ -161,9 +228,11 @@ class StoreInUse(StoreFileError):
 
 @dataclass(slots=True)
 class _Wake:
-    """What a committed transaction changed: matches to wake watchers of, new due signals."""
+    """What a committed transaction changed: matches and feeds to wake watchers of, new due
+    signals."""
 
     matches: set[str] = field(default_factory=set)
+    feeds: set[str] = field(default_factory=set)
     due: bool = False
 
 
@@ -215,7 +284,7 @@ def _settle(
     jobs: list[_Job], wake_up: Callable[[_Wake], None] | None, wake: _Wake
 ) -> None:
     """On a caller's loop: wake the watchers (once per batch), then answer the callers."""
-    if wake_up is not None and (wake.matches or wake.due):
+    if wake_up is not None and (wake.matches or wake.feeds or wake.due):
         wake_up(wake)
     for job in jobs:
         future = job.future
@@ -229,7 +298,8 @@ def _settle(
 
 
 class SqliteStore:
-    """``MatchStore`` in a SQLite file. See the module docstring for the format.
+    """``MatchStore`` and ``DocStore`` in a SQLite file. See the module docstring for the
+    format.
 
     ``clock`` returns seconds (``time.time`` by default: expiry times are stored as absolute
     times and must mean the same after a restart). ``max_pages`` caps the database size in
@@ -263,6 +333,9 @@ class SqliteStore:
         self._events: dict[str, asyncio.Event] = {}
         self._watchers: dict[str, int] = {}
         self._due_waiters: set[asyncio.Event] = set()
+        # The same for watched feeds (DocStore), by feed key.
+        self._feed_events: dict[str, asyncio.Event] = {}
+        self._feed_watchers: dict[str, int] = {}
         #: As on ``RedisStore``: no pub/sub connection here (wake-ups are in-process);
         #: ``wakeups`` counts the matches whose watchers a write woke.
         self.pubsub_connections = 0
@@ -297,7 +370,7 @@ class SqliteStore:
         except sqlite3.Error as exc:
             raise self._file_error(exc) from exc
         try:
-            self._check_identity(conn)
+            found = self._check_identity(conn)
             if not in_memory:
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
@@ -311,10 +384,15 @@ class SqliteStore:
                 conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
             conn.execute("BEGIN IMMEDIATE")
             try:
+                # A new file, or an upgrade in place: what an older version lacks is created
+                # (IF NOT EXISTS), nothing else is touched; user_version goes last.
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 self._sweep(conn, _Wake(), self._clock())
                 conn.execute("COMMIT")
+                if 0 < found < SCHEMA_VERSION:
+                    log.info("SQLite store %s upgraded from schema version %d to %d",
+                             self.path, found, SCHEMA_VERSION)
             except BaseException:
                 _rollback(conn)
                 raise
@@ -400,7 +478,9 @@ class SqliteStore:
                 "or pass another --data-dir"
             )
 
-    def _check_identity(self, conn: sqlite3.Connection) -> None:
+    def _check_identity(self, conn: sqlite3.Connection) -> int:
+        """The file's schema version (0: a new database); ``StoreFileError`` when it is not
+        ours or newer than ``SCHEMA_VERSION``."""
         app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
         schema = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = [
@@ -411,7 +491,7 @@ class SqliteStore:
             )
         ]
         if app_id == 0 and not tables:
-            return  # a new (empty) database: ours from now on
+            return 0  # a new (empty) database: ours from now on
         if app_id != APPLICATION_ID:
             what = (
                 f"application_id {app_id:#x}"
@@ -427,6 +507,7 @@ class SqliteStore:
                 f"{self.path} was written by a newer Skyline (schema version {schema}; this "
                 f"one reads up to {SCHEMA_VERSION}); upgrade Skyline or pass another --data-dir"
             )
+        return schema
 
     def _file_error(self, exc: sqlite3.Error) -> StoreFileError:
         name = getattr(exc, "sqlite_errorname", "") or ""
@@ -508,6 +589,7 @@ class SqliteStore:
         for job, result, error, mine in done:
             job.outcome = (result, error)
             wake.matches |= mine.matches
+            wake.feeds |= mine.feeds
             wake.due = wake.due or mine.due
         return True
 
@@ -584,6 +666,11 @@ class SqliteStore:
             if event is not None:
                 self.wakeups += 1
                 event.set()
+        for key in wake.feeds:
+            event = self._feed_events.pop(key, None)
+            if event is not None:
+                self.wakeups += 1
+                event.set()
         if wake.due:
             for waiter in self._due_waiters:
                 waiter.set()
@@ -653,6 +740,17 @@ class SqliteStore:
             "SELECT version, record FROM matches WHERE serial = ?", (live[0],)
         ).fetchone()
         return int(version), bytes(record)
+
+    def _tx_load_many(
+        self, conn: sqlite3.Connection, wake: _Wake, match_ids: Sequence[str]
+    ) -> list[tuple[int, bytes] | None]:
+        out: list[tuple[int, bytes] | None] = []
+        for match_id in match_ids:
+            try:
+                out.append(self._tx_load(conn, wake, match_id))
+            except MatchNotFound:
+                out.append(None)
+        return out
 
     def _tx_cas(
         self,
@@ -757,6 +855,173 @@ class SqliteStore:
             "DELETE FROM due WHERE seq = ? AND consumer IS NOT NULL", [(s,) for s in seqs]
         )
 
+    # -- documents, indexes, feeds (worker thread) ----------------------------------------
+
+    @staticmethod
+    def _tx_get_docs(conn: sqlite3.Connection, wake: _Wake, keys: list[str]) -> list[Doc | None]:
+        out: list[Doc | None] = []
+        for key in keys:
+            row = conn.execute(
+                "SELECT version, data FROM docs WHERE doc_key = ?", (key,)
+            ).fetchone()
+            out.append(None if row is None else Doc(int(row[0]), bytes(row[1])))
+        return out
+
+    @staticmethod
+    def _tx_put_doc(
+        conn: sqlite3.Connection,
+        wake: _Wake,
+        key: str,
+        expected_version: int,
+        data: bytes,
+        additions: list[tuple[str, str]],
+        removals: list[tuple[str, str]],
+    ) -> bool:
+        row = conn.execute("SELECT version, data FROM docs WHERE doc_key = ?", (key,)).fetchone()
+        version = 0 if row is None else int(row[0])
+        if version != expected_version:
+            # Idempotent retry: this very data already stored as the version it would make.
+            return row is not None and version == expected_version + 1 and bytes(row[1]) == data
+        if row is None:
+            conn.execute(
+                "INSERT INTO docs (doc_key, version, data) VALUES (?, 1, ?)", (key, data)
+            )
+        else:
+            conn.execute(
+                "UPDATE docs SET version = ?, data = ? WHERE doc_key = ?",
+                (expected_version + 1, data, key),
+            )
+        SqliteStore._tx_index_remove(conn, wake, key, removals)
+        SqliteStore._tx_index_add(conn, wake, key, additions)
+        return True
+
+    @staticmethod
+    def _tx_index_add(
+        conn: sqlite3.Connection, wake: _Wake, key: str, pairs: list[tuple[str, str]]
+    ) -> None:
+        conn.executemany(
+            "INSERT OR IGNORE INTO doc_index (doc_key, index_name, member) VALUES (?, ?, ?)",
+            [(key, index, member) for index, member in pairs],
+        )
+
+    @staticmethod
+    def _tx_index_remove(
+        conn: sqlite3.Connection, wake: _Wake, key: str, pairs: list[tuple[str, str]]
+    ) -> None:
+        conn.executemany(
+            "DELETE FROM doc_index WHERE doc_key = ? AND index_name = ? AND member = ?",
+            [(key, index, member) for index, member in pairs],
+        )
+
+    @staticmethod
+    def _tx_index_page(
+        conn: sqlite3.Connection, wake: _Wake, key: str, index: str, after: str | None,
+        limit: int,
+    ) -> list[str]:
+        if after is None:
+            rows = conn.execute(
+                "SELECT member FROM doc_index WHERE doc_key = ? AND index_name = ?"
+                " ORDER BY member LIMIT ?",
+                (key, index, limit),
+            )
+        else:
+            rows = conn.execute(
+                "SELECT member FROM doc_index WHERE doc_key = ? AND index_name = ?"
+                " AND member > ? ORDER BY member LIMIT ?",
+                (key, index, after, limit),
+            )
+        return [str(member) for (member,) in rows]
+
+    @staticmethod
+    def _feed_state(conn: sqlite3.Connection, key: str) -> tuple[int, int]:
+        """``(last, trimmed)`` of a feed; ``(0, 0)`` when nothing was ever appended."""
+        row = conn.execute(
+            "SELECT last_seq, trimmed FROM feeds WHERE doc_key = ?", (key,)
+        ).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    @staticmethod
+    def _tx_feed_append(
+        conn: sqlite3.Connection,
+        wake: _Wake,
+        key: str,
+        source: str,
+        version: int,
+        items: list[bytes],
+        now: float,
+        keep: int,
+        cutoff: float,
+    ) -> bool:
+        row = conn.execute(
+            "SELECT version FROM feed_marks WHERE doc_key = ? AND source = ?", (key, source)
+        ).fetchone()
+        if version <= (0 if row is None else int(row[0])):
+            return False
+        last, trimmed = SqliteStore._feed_state(conn, key)
+        conn.executemany(
+            "INSERT INTO feed_items (doc_key, seq, appended_at, data) VALUES (?, ?, ?, ?)",
+            [(key, last + 1 + i, now, item) for i, item in enumerate(items)],
+        )
+        last += len(items)
+        conn.execute(
+            "INSERT INTO feed_marks (doc_key, source, version) VALUES (?, ?, ?)"
+            " ON CONFLICT (doc_key, source) DO UPDATE SET version = excluded.version",
+            (key, source, version),
+        )
+        # Trim: the oldest first, while beyond the newest `keep` and older than the cutoff.
+        excess = last - trimmed - keep
+        if excess > 0:
+            oldest = conn.execute(
+                "SELECT seq, appended_at FROM feed_items WHERE doc_key = ? AND seq > ?"
+                " ORDER BY seq LIMIT ?",
+                (key, trimmed, excess),
+            ).fetchall()
+            cut = trimmed
+            for seq, appended_at in oldest:
+                if not appended_at < cutoff:
+                    break
+                cut = int(seq)
+            if cut > trimmed:
+                conn.execute(
+                    "DELETE FROM feed_items WHERE doc_key = ? AND seq <= ?", (key, cut)
+                )
+                trimmed = cut
+        conn.execute(
+            "INSERT INTO feeds (doc_key, last_seq, trimmed) VALUES (?, ?, ?)"
+            " ON CONFLICT (doc_key) DO UPDATE SET last_seq = excluded.last_seq,"
+            " trimmed = excluded.trimmed",
+            (key, last, trimmed),
+        )
+        wake.feeds.add(key)
+        return True
+
+    @staticmethod
+    def _tx_feed_marks(
+        conn: sqlite3.Connection, wake: _Wake, key: str, sources: list[str]
+    ) -> list[int]:
+        out: list[int] = []
+        for source in sources:
+            row = conn.execute(
+                "SELECT version FROM feed_marks WHERE doc_key = ? AND source = ?", (key, source)
+            ).fetchone()
+            out.append(0 if row is None else int(row[0]))
+        return out
+
+    @staticmethod
+    def _tx_feed_read(
+        conn: sqlite3.Connection, wake: _Wake, key: str, after: int, limit: int
+    ) -> FeedPage:
+        last, trimmed = SqliteStore._feed_state(conn, key)
+        rows = conn.execute(
+            "SELECT seq, data FROM feed_items WHERE doc_key = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (key, after, limit),
+        )
+        return FeedPage([FeedItem(int(seq), bytes(data)) for seq, data in rows], last, trimmed)
+
+    @staticmethod
+    def _tx_feed_last(conn: sqlite3.Connection, wake: _Wake, key: str) -> int:
+        return SqliteStore._feed_state(conn, key)[0]
+
     def _read_ttl(self, conn: sqlite3.Connection, match_id: str) -> float | None:
         row = conn.execute("SELECT expires_at FROM matches WHERE id = ?", (match_id,)).fetchone()
         now = self._clock()
@@ -822,6 +1087,14 @@ class SqliteStore:
         self.round_trips += 1
         return await self._run(lambda c, w: self._tx_load(c, w, match_id))
 
+    async def load_many(self, match_ids: Sequence[str]) -> list[tuple[int, bytes] | None]:
+        """``load`` of several matches in one operation; None for a missing one."""
+        ids = list(match_ids)
+        if not ids:
+            return []
+        self.round_trips += 1
+        return await self._run(lambda c, w: self._tx_load_many(c, w, ids))
+
     async def compare_and_set(
         self,
         match_id: str,
@@ -880,6 +1153,116 @@ class SqliteStore:
             else:
                 self._watchers.pop(match_id, None)
                 self._events.pop(match_id, None)
+
+    # -- documents, indexes, feeds (DocStore) ----------------------------------------------
+
+    async def get_doc(self, key: str) -> Doc | None:
+        name = check_name(key)
+        self.round_trips += 1
+        return (await self._run(lambda c, w: self._tx_get_docs(c, w, [name])))[0]
+
+    async def get_docs(self, keys: Sequence[str]) -> list[Doc | None]:
+        names = [check_name(key) for key in keys]
+        if not names:
+            return []
+        self.round_trips += 1
+        return await self._run(lambda c, w: self._tx_get_docs(c, w, names))
+
+    async def put_doc(
+        self,
+        key: str,
+        expected_version: int,
+        data: bytes,
+        *,
+        index_add: Sequence[tuple[str, str]] = (),
+        index_remove: Sequence[tuple[str, str]] = (),
+    ) -> bool:
+        name = check_name(key)
+        expected = check_version(expected_version, "expected_version")
+        value, additions, removals = bytes(data), check_pairs(index_add), check_pairs(index_remove)
+        self.round_trips += 1
+        return await self._run(
+            lambda c, w: self._tx_put_doc(c, w, name, expected, value, additions, removals)
+        )
+
+    async def index_add(self, key: str, index: str, members: Sequence[str]) -> None:
+        name, index = check_name(key), check_name(index, "index name")
+        pairs = [(index, member) for member in check_members(members)]
+        if pairs:
+            self.round_trips += 1
+            await self._run(lambda c, w: self._tx_index_add(c, w, name, pairs))
+
+    async def index_remove(self, key: str, index: str, members: Sequence[str]) -> None:
+        name, index = check_name(key), check_name(index, "index name")
+        pairs = [(index, member) for member in check_members(members)]
+        if pairs:
+            self.round_trips += 1
+            await self._run(lambda c, w: self._tx_index_remove(c, w, name, pairs))
+
+    async def index_page(
+        self, key: str, index: str, *, after: str | None, limit: int
+    ) -> list[str]:
+        name, index, count = check_name(key), check_name(index, "index name"), check_limit(limit)
+        cursor = None if after is None else check_members([after])[0]
+        self.round_trips += 1
+        return await self._run(lambda c, w: self._tx_index_page(c, w, name, index, cursor, count))
+
+    async def feed_append(
+        self,
+        key: str,
+        source: str,
+        version: int,
+        items: Sequence[bytes],
+        *,
+        now: float,
+        keep: int = FEED_KEEP,
+        keep_seconds: float = FEED_KEEP_SECONDS,
+    ) -> bool:
+        name, source = check_name(key), check_name(source, "source")
+        check_version(version)
+        check_feed_append(now, keep, keep_seconds)
+        given, at = [bytes(item) for item in items], float(now)
+        cutoff = at - float(keep_seconds)
+        self.round_trips += 1
+        return await self._run(
+            lambda c, w: self._tx_feed_append(c, w, name, source, version, given, at, keep, cutoff)
+        )
+
+    async def feed_marks(self, key: str, sources: Sequence[str]) -> list[int]:
+        name = check_name(key)
+        wanted = [check_name(source, "source") for source in sources]
+        if not wanted:
+            return []
+        self.round_trips += 1
+        return await self._run(lambda c, w: self._tx_feed_marks(c, w, name, wanted))
+
+    async def feed_read(self, key: str, after: int, limit: int) -> FeedPage:
+        name, start, count = check_name(key), max(int(after), 0), check_limit(limit)
+        self.round_trips += 1
+        return await self._run(lambda c, w: self._tx_feed_read(c, w, name, start, count))
+
+    async def watch_feed(self, key: str, after: int) -> AsyncGenerator[int, None]:
+        name = check_name(key)
+        last = max(int(after), 0)
+        self._feed_watchers[name] = self._feed_watchers.get(name, 0) + 1
+        try:
+            while True:
+                # Taken before looking: an append landing between the look and the wait
+                # still wakes us (it pops and sets this very event).
+                changed = self._feed_events.setdefault(name, asyncio.Event())
+                newest = await self._run(lambda c, w: self._tx_feed_last(c, w, name))
+                if newest > last:
+                    last = newest
+                    yield newest
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), self.WATCH_TICK)
+        finally:
+            left = self._feed_watchers.get(name, 1) - 1
+            if left > 0:
+                self._feed_watchers[name] = left
+            else:
+                self._feed_watchers.pop(name, None)
+                self._feed_events.pop(name, None)
 
     async def signal_due(self, match_id: str) -> None:
         self.round_trips += 1
@@ -947,9 +1330,10 @@ class SqliteStore:
         await asyncio.to_thread(self._thread.join)
         self._release_lock()
         # Watchers and blocked claims look again and learn that the store is closed.
-        for event in [*self._events.values(), *self._due_waiters]:
+        for event in [*self._events.values(), *self._feed_events.values(), *self._due_waiters]:
             event.set()
         self._events.clear()
+        self._feed_events.clear()
 
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None

@@ -23,34 +23,66 @@ from typing import Any
 import schemathesis
 
 CREATE_OPERATION = "createMatch"
+CREATE_PLAYER = "createPlayer"
+
+
+def _seated_players(case: Any) -> list[str]:
+    """The player ids a createMatch body seats (``seats[].player``)."""
+    body = case.body if isinstance(getattr(case, "body", None), dict) else {}
+    seats = body.get("seats")
+    if not isinstance(seats, list):
+        return []
+    return [str(s["player"]) for s in seats if isinstance(s, dict) and "player" in s]
 
 
 class SeatTokens:
-    """matchId -> the first seat token ``createMatch`` returned for it."""
+    """matchId -> the credential acting for its seat 0: the first seat token ``createMatch``
+    returned, or (a match seating a player ``createPlayer`` made) that player's token; and
+    the newest player token, for the player's own operations (``/v1/me...``)."""
 
     def __init__(self) -> None:
         self._tokens: dict[str, str] = {}
+        self._players: dict[str, str] = {}
+        self._newest_player: str | None = None
         self._lock = threading.Lock()
 
     def remember(self, case: Any, response: Any) -> None:
-        if getattr(case.operation.definition, "raw", {}).get("operationId") != CREATE_OPERATION:
-            return
-        if response.status_code != 201:
+        operation = getattr(case.operation.definition, "raw", {}).get("operationId")
+        if response.status_code != 201 or operation not in (CREATE_OPERATION, CREATE_PLAYER):
             return
         try:
             body = json.loads(response.content)
-            match_id, token = body["matchId"], body["seats"][0]["token"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except ValueError:
+            return
+        if not isinstance(body, dict):
             return
         with self._lock:
-            self._tokens[str(match_id)] = str(token)
+            if operation == CREATE_PLAYER:
+                if isinstance(body.get("id"), str) and isinstance(body.get("token"), str):
+                    self._players[body["id"]] = body["token"]
+                    self._newest_player = body["token"]
+                return
+            seats = body.get("seats")
+            if isinstance(seats, list) and seats and isinstance(seats[0], dict):
+                self._tokens[str(body.get("matchId"))] = str(seats[0].get("token"))
+                return
+            for player in _seated_players(case):
+                if player in self._players:
+                    self._tokens[str(body.get("matchId"))] = self._players[player]
+                    return
 
     def token_for(self, case: Any) -> str | None:
         match_id = (case.path_parameters or {}).get("matchId")
-        if match_id is None:
-            return None
         with self._lock:
-            return self._tokens.get(str(match_id))
+            if match_id is not None:
+                return self._tokens.get(str(match_id))
+            path = getattr(case.operation, "path", "")
+            if path.startswith("/v1/me"):
+                return self._newest_player
+            for player in _seated_players(case):
+                if player in self._players:
+                    return self._players[player]
+            return None
 
 
 TOKENS = SeatTokens()

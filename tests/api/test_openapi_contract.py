@@ -17,7 +17,10 @@ from tests.api.conftest import create, make_app
 
 READS = ("getMatch", "getLegalMoves", "getLog", "streamEvents", "getBoardSvg")
 WRITES = ("act", "handSeatToBot")
-PUBLIC = ("listGames", "createMatch", "healthz", "readyz", "metrics")
+PUBLIC = ("listGames", "createMatch", "createPlayer", "healthz", "readyz", "metrics")
+PLAYER = [{"playerToken": []}, {"playerJwt": []}]
+APP = [{"appKey": []}]
+SCHEMES = ("seatToken", "playerToken", "playerJwt", "appKey")
 
 
 def _operations(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -30,18 +33,28 @@ def test_the_seat_token_is_a_bearer_security_scheme(toy_game: None) -> None:
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     assert scheme["description"]
     operations = _operations(doc)
+    for name in SCHEMES:  # issue 16: one bearer scheme per credential
+        scheme = doc["components"]["securitySchemes"][name]
+        assert (scheme["type"], scheme["scheme"]) == ("http", "bearer"), name
+    assert doc["components"]["securitySchemes"]["playerJwt"]["bearerFormat"] == "JWT"
     for name in READS:
-        assert operations[name]["security"] == [{}, {"seatToken": []}], name
+        assert operations[name]["security"] == [{}, {"seatToken": []}, *PLAYER, *APP], name
     for name in WRITES:
-        assert operations[name]["security"] == [{"seatToken": []}], name
+        assert operations[name]["security"] == [{"seatToken": []}, *PLAYER], name
     for name in PUBLIC:
         assert operations[name]["security"] == [], name
+    create = operations["createMatch"]  # public for generators; its credentials in words
+    assert all(f"`{name}`" in create["description"] for name in ("appKey", "playerToken"))
+    for name in ("getMe", "deleteMe", "listMyMatches", "streamPlayerEvents"):
+        assert operations[name]["security"] == PLAYER, name
+    for name in ("getAppPlayer", "deleteAppPlayer", "listAppPlayerMatches"):
+        assert operations[name]["security"] == APP, name
     # Every operation says what it needs (redocly's `security-defined`); one that can answer
     # 401 needs a credential scheme.
     for name, op in operations.items():
         assert "security" in op, name
-        if "401" in op["responses"]:
-            assert {"seatToken": []} in op["security"], name
+        if "401" in op["responses"] and name != "createMatch":
+            assert any(s in SCHEMES for req in op["security"] for s in req), name
 
 
 def test_no_operation_takes_authorization_as_a_parameter(toy_game: None) -> None:

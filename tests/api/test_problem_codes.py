@@ -31,13 +31,18 @@ SERVICE = ROOT / "service"
 MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "streamEvents",
              "getBoardSvg", "createStreamTicket")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
-BODY_OPS = ("createMatch", "act", "handSeatToBot")
+BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer")
 EVERY = "*"
 """A site any operation reaches (its codes must be in ``EVERY_OPERATION``)."""
 GRAPHQL = "/graphql"
 """The GraphQL endpoint's transport (its codes: ``GRAPHQL_TRANSPORT_CODES``); GraphQL's
 operations answer what their REST twins answer, as union members."""
-MATCH_READ = (*MATCH_OPS, GRAPHQL)
+MATCH_READ = (*MATCH_OPS, "renewSeatToken", GRAPHQL)
+APP_OPS = ("listAppPlayerMatches", "getAppPlayer", "deleteAppPlayer")
+PLAYER_OPS = ("getMe", "deleteMe", "listMyMatches", *APP_OPS, "renewSeatToken",
+              "streamPlayerEvents", "createFeedTicket")
+AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, GRAPHQL)
+"""Operations that check a bearer credential (a WebSocket's ``connection_init`` too)."""
 """Sites a match read reaches (a WebSocket's ``connection_init`` naming a match reads it)."""
 
 SITES: dict[str, tuple[str, ...]] = {
@@ -45,8 +50,10 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/middleware.py::BodyLimit._too_large": (*BODY_OPS, GRAPHQL),
     "service/api/rest/actions.py::act": ("act",),
     "service/api/rest/http.py::read_body": BODY_OPS,
-    "service/api/rest/http.py::non_negative_int": ("getLog", "streamEvents"),
-    "service/api/rest/http.py::query_count": ("getLog", "streamEvents"),
+    "service/api/rest/http.py::non_negative_int": ("getLog", "streamEvents",
+                                                   "streamPlayerEvents"),
+    "service/api/rest/http.py::query_count": ("getLog", "streamEvents", "streamPlayerEvents",
+                                              "listMyMatches", "listAppPlayerMatches"),
     "service/api/rest/http.py::entity_tags": ("act",),  # If-Match
     "service/api/rest/games.py::rules_version_param": ("getGame",),
     "service/catalogue/documents.py::catalogue_of": ("getGame",),  # GraphQL's `game` too
@@ -80,20 +87,69 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/read.py::Reads.log": ("getLog",),  # limit out of 1..200
     "service/matches/storage.py::MatchStorage.create": ("createMatch",),
     "service/matches/storage.py::MatchStorage.load": MATCH_READ,
-    "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot"),
+    "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot",
+                                                       "renewSeatToken"),
     "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ),
     "service/matches/storage.py::MatchStorage.guard_iter": ("streamEvents",),
-    "service/live/hub.py::LiveHub.admit": ("streamEvents",),  # and GraphQL's subscription
+    # And GraphQL's subscriptions.
+    "service/live/hub.py::LiveHub.admit": ("streamEvents", "streamPlayerEvents"),
     "service/matches/watch.py::Watching.follow": ("streamEvents",),
     "service/api/rest/events.py::_mode": ("streamEvents",),
     "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
+    "service/matches/views.py::no_seat": ("act", "handSeatToBot", "createStreamTicket",
+                                          "renewSeatToken"),
     "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
     "service/matches/tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
     "service/api/rest/tickets.py::stream_seat": ("streamEvents",),
     "service/matches/wire.py::parse_options": ("createMatch",),
     "service/matches/wire.py::parse_action": ("act",),
     "service/cli.py::show": (),  # the command line, not the API
+    # Credentials (issue 16): every operation that looks at one checks it first.
+    "service/identity/credentials.py::kind_of": AUTHENTICATED,
+    "service/identity/jwt.py::JwksCache.key": AUTHENTICATED,
+    "service/identity/jwt.py::JwtVerifier._claims": AUTHENTICATED,
+    "service/identity/jwt.py::JwtVerifier._key": AUTHENTICATED,
+    "service/identity/jwt.py::JwtVerifier.verify": AUTHENTICATED,
+    "service/identity/jwt.py::_malformed": AUTHENTICATED,
+    "service/identity/jwt.py::_refusal": AUTHENTICATED,
+    "service/identity/jwt.py::_unknown_key": AUTHENTICATED,
+    "service/identity/names.py::clean_name": (*AUTHENTICATED, "createPlayer"),
+    "service/players/auth.py::Authenticator._app": AUTHENTICATED,
+    "service/players/auth.py::Authenticator._player": AUTHENTICATED,
+    "service/players/auth.py::_refused": AUTHENTICATED,
+    "service/players/directory.py::Directory.sign_in": AUTHENTICATED,
+    "service/players/docs.py::Docs.update": AUTHENTICATED,  # a JWT's new name
+    "service/players/docs.py::guard": (*AUTHENTICATED, "createPlayer"),
+    "service/api/graphql/context.py::Context.resolve": (GRAPHQL,),
+    "service/players/directory.py::Directory.create_guest": ("createPlayer",),
+    "service/players/apps.py::Apps.require": ("createPlayer",),
+    "service/players/apps.py::Apps.require_existing": (),  # `skyline apps`
+    "service/players/directory.py::not_found": (*APP_OPS, "createMatch"),
+    "service/players/service.py::PlayerService._own": (
+        "getMe", "deleteMe", "listMyMatches", "streamPlayerEvents", "createFeedTicket"),
+    "service/players/service.py::PlayerService.issue_feed_ticket": ("createFeedTicket",),
+    "service/players/service.py::_player_caller": ("listMyMatches", "streamPlayerEvents"),
+    "service/players/tickets.py::verify": ("streamPlayerEvents",),
+    "service/api/rest/feed.py::player_events": ("streamPlayerEvents",),
+    "service/api/graphql/players.py::_players": (GRAPHQL,),
+    "service/api/graphql/feed.py::build_feed_subscription.FeedSubscription.player_events":
+        (GRAPHQL,),
+    "service/api/graphql/players.py::PlayerMutation.create_player.create": ("createPlayer",),
+    "service/players/service.py::PlayerService.delete_me": ("deleteMe",),
+    "service/players/service.py::PlayerService.create_match": ("createMatch",),
+    "service/players/service.py::_app_caller": APP_OPS,
+    "service/players/listing.py::Listing.page": ("listMyMatches", "listAppPlayerMatches"),
+    "service/players/listing.py::check_limit": ("listMyMatches", "listAppPlayerMatches"),
+    "service/players/listing.py::decode_cursor": ("listMyMatches", "listAppPlayerMatches"),
+    "service/api/rest/players.py::_once": ("listMyMatches", "listAppPlayerMatches"),
+    "service/api/rest/players.py::_filters": ("listMyMatches", "listAppPlayerMatches"),
+    "service/api/rest/players.py::app_matches": ("listAppPlayerMatches",),
+    "service/matches/create.py::seats_of": ("createMatch",),
+    "service/matches/seat_players.py::SeatPlayers._seat": ("renewSeatToken",),
+    "service/matches/seat_players.py::SeatPlayers.renew_seat_token": ("renewSeatToken",),
+    "service/matches/seat_players.py::SeatPlayers.rename_player": (
+        "deleteMe", "deleteAppPlayer"),
     "service/api/problem_codes.py::_graphql_member": (),  # renders docs/codes.md
 }
 """raise site (``path::qualified function``) -> the operations whose code path reaches it."""

@@ -37,6 +37,18 @@ EXPECTED = {
     "store_unavailable": Unavailable,
     "too_many_streams": Unavailable,  # 429: come back after retryAfter
     "replica_full": Unavailable,
+    # Issue 16: credentials and players.
+    "credential_revoked": Unauthorized,
+    "malformed_token": Unauthorized,
+    "token_expired": Unauthorized,
+    "token_not_yet_valid": Unauthorized,
+    "token_bad_signature": Unauthorized,
+    "token_unknown_key": Unauthorized,
+    "token_bad_audience": Unauthorized,
+    "token_bad_issuer": Unauthorized,
+    "token_too_long_lived": Unauthorized,
+    "guests_disabled": Forbidden,
+    "player_not_found": NotFound,
 }
 
 

@@ -48,7 +48,7 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
         view, move = gql.selection("MatchView", game), gql.selection("Move", game)
         event = gql.selection("Event", game)
         state = f"""matchId game version rulesVersion status seat activeSeats
-                    bots {{ seat kind }}
+                    bots {{ seat kind }} players {{ seat name bot }}
                     view {{ {view} }}
                     result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners
                              opponents {{ name score rank breakdown {{ rule points }} }} }}"""
@@ -57,6 +57,7 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
           legalMoves(matchId: $id) {{ ... on LegalMoves {{ matchId version seat
                                                           moves {{ {move} }} texts }} }}
           log(matchId: $id) {{ ... on LogPage {{ matchId latestVersion nextAfter
+            players {{ seat name bot }}
             entries {{ version seat action {{ {move} }} events {{ {event} }} }} }} }}
         }}"""
         act = """mutation($id: ID!, $action: ActionInput!) {

@@ -25,7 +25,9 @@ from starlette.websockets import WebSocket
 from service.api.credentials import bearer_token
 from service.errors import ApiError
 from service.i18n import DEFAULT_LANGUAGE, Lang
+from service.identity.callers import Credential
 from service.matches import MatchService
+from service.players import PlayerService
 
 
 @dataclass
@@ -33,8 +35,11 @@ class Context:
     service: MatchService
     request: Request | WebSocket
     response: Response | WebSocket | None = None
-    token: str | None = None
-    """The caller's seat token; None for a spectator."""
+    token: Credential = None
+    """The caller: a seat token, a checked player or app (``resolve``); None for a
+    spectator."""
+    players: PlayerService | None = None
+    """Checks player tokens, JWTs and app keys (None: only seat tokens are known)."""
     auth_error: ApiError | None = None
     """Set when the caller sent credentials that are not a bearer token."""
     connection_params: dict[str, Any] | None = field(default=None)
@@ -50,7 +55,23 @@ class Context:
         except ApiError as error:
             self.token, self.auth_error = None, error
 
-    def credentials(self) -> str | None:
+    async def resolve(self) -> None:
+        """Check a player token, JWT or app key taken by ``authenticate`` (a seat token is
+        checked by the match itself); a refusal is remembered like a malformed header."""
+        token = self.token
+        if self.auth_error is not None or not isinstance(token, str):
+            return
+        if self.players is None:
+            if not token.startswith("sky_"):
+                self.token, self.auth_error = None, ApiError.of(
+                    "unauthorized", "Not a seat token.")
+            return
+        try:
+            self.token = await self.players.authenticate(token)
+        except ApiError as error:
+            self.token, self.auth_error = None, error
+
+    def credentials(self) -> Credential:
         """The caller's token (None: spectator); raises the ``ApiError`` of bad credentials."""
         if self.auth_error is not None:
             raise self.auth_error

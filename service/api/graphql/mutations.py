@@ -19,16 +19,17 @@ from service.errors import ApiError
 from service.matches.models import CreateMatchRequest
 
 from .context import Info
+from .players import PlayerMutation
 from .results import (
     ACT_FAILURES,
     CREATE_FAILURES,
     HAND_FAILURES,
-    READ_FAILURES,
+    PLAYER_FAILURES,
     answer,
     result_union,
 )
 from .types.games import GameTypes, MalformedInput
-from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes
+from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes, SeatInput
 from .types.tickets import StreamTicketType
 
 
@@ -36,6 +37,15 @@ def _validation_message(error: ValidationError) -> str:
     first = error.errors(include_url=False, include_input=False)[0]
     where = ".".join(str(p) for p in first["loc"]) or "input"
     return f"{where}: {first['msg']}"
+
+
+def _seat(seat: SeatInput) -> dict[str, str]:
+    if seat.player not in (None, strawberry.UNSET):
+        return {"player": str(seat.player)}
+    if seat.user not in (None, strawberry.UNSET):
+        return {"user": str(seat.user)}
+    assert isinstance(seat.bot, BotKind)
+    return {"bot": seat.bot.value}
 
 
 def build_mutation(types: MatchTypes, games: GameTypes) -> type:
@@ -50,23 +60,25 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
         "The match after the hand-over (as a spectator sees it), or why not.",
     )
     ticket_result = result_union(
-        "CreateStreamTicketResult", StreamTicketType, READ_FAILURES,
+        "CreateStreamTicketResult", StreamTicketType, PLAYER_FAILURES,
         "A stream ticket for the caller's seat, or why not.",
     )
     action_input = games.action_input
     options_input = games.options_input
 
     @strawberry.type(description="Writes.")
-    class Mutation:
+    class Mutation(PlayerMutation):
         @strawberry.mutation(
-            description="Create a match. The answer holds one secret token per human seat, "
-            "shown only once: keep them."
+            description="Create a match. The answer holds one secret token per anonymous "
+            "human seat, shown only once: keep them. With `seats` (instead of `players` and "
+            "`bots`), the app's key seats its players and users, a player credential the "
+            "player itself; those seats get no token (the player's credential acts for them)."
         )
         async def create_match(
             self,
             info: Info,
             game: str,
-            players: int,
+            players: int | None = strawberry.UNSET,
             options: Annotated[
                 JSON | None,
                 strawberry.argument(
@@ -76,6 +88,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             ] = strawberry.UNSET,
             seed: int | None = strawberry.UNSET,
             bots: list[BotSeatInput] | None = strawberry.UNSET,
+            seats: list[SeatInput] | None = strawberry.UNSET,
             game_options: Annotated[
                 options_input | None,  # type: ignore[valid-type]
                 strawberry.argument(
@@ -84,8 +97,8 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 ),
             ] = strawberry.UNSET,
         ) -> create_result:  # type: ignore[valid-type]
-            fields: dict[str, Any] = {"game": game, "players": players}
-            for name, value in (("options", options), ("seed", seed)):
+            fields: dict[str, Any] = {"game": game}
+            for name, value in (("options", options), ("seed", seed), ("players", players)):
                 if value is not strawberry.UNSET and value is not None:
                     fields[name] = value
 
@@ -103,15 +116,20 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                         )
                     fields["options"] = typed
                 if bots is not strawberry.UNSET and bots is not None:
-                    seats = [str(b.seat) for b in bots]
-                    if len(set(seats)) != len(seats):
+                    numbers = [str(b.seat) for b in bots]
+                    if len(set(numbers)) != len(numbers):
                         raise ApiError.of("bad_bots", "Name each bot seat once.")
                     fields["bots"] = {str(b.seat): b.kind.value for b in bots}
+                if seats is not strawberry.UNSET and seats is not None:
+                    fields["seats"] = [_seat(s) for s in seats]
                 try:
                     request = CreateMatchRequest.model_validate(fields)
                 except ValidationError as error:
                     raise ApiError.of("malformed", _validation_message(error)) from None
-                return await info.context.service.create_match(request)
+                players_service = info.context.players
+                if players_service is None:
+                    return await info.context.service.create_match(request)
+                return await players_service.create_match(info.context.credentials(), request)
 
             return await answer(CREATE_FAILURES, create, MatchCreated.from_model,
                                 info.context.lang)
@@ -180,6 +198,6 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             async def issue() -> Any:
                 return await ctx.service.issue_stream_ticket(str(match_id), ctx.credentials())
 
-            return await answer(READ_FAILURES, issue, StreamTicketType.from_model, ctx.lang)
+            return await answer(PLAYER_FAILURES, issue, StreamTicketType.from_model, ctx.lang)
 
     return Mutation

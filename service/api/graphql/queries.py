@@ -8,6 +8,7 @@ from service.api.graphql.board import graphql_board_field
 from service.matches.models import LOG_PAGE_MAX
 
 from .context import Info
+from .players import PlayerQuery
 from .results import READ_FAILURES, answer, result_union
 from .types.match import Game, MatchTypes
 
@@ -28,7 +29,7 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
                      "as a seat; without it you are a spectator and see public information. "
                      "Texts and messages come in the request's language (`Accept-Language` "
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
-    class Query:
+    class Query(PlayerQuery):
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
             return [Game.from_model(g) for g in await info.context.service.catalogue()]

@@ -31,10 +31,12 @@ from .types.failures import (
 T = TypeVar("T")
 
 READ_FAILURES: tuple[type, ...] = (NotFound, Unauthorized, BadRequest, Unavailable)
-CREATE_FAILURES: tuple[type, ...] = (BadRequest, Unavailable)
+CREATE_FAILURES: tuple[type, ...] = (Unauthorized, Forbidden, NotFound, BadRequest, Unavailable)
 HAND_FAILURES: tuple[type, ...] = (
-    MatchFinished, Unauthorized, NotFound, BadRequest, Unavailable
+    MatchFinished, Unauthorized, Forbidden, NotFound, BadRequest, Unavailable
 )
+PLAYER_FAILURES: tuple[type, ...] = (Unauthorized, Forbidden, NotFound, BadRequest, Unavailable)
+"""The player operations (``players.py``) and writes that need a seat (tickets)."""
 ACT_FAILURES: tuple[type, ...] = (
     VersionConflict,
     IllegalMove,

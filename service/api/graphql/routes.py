@@ -44,6 +44,7 @@ from service.errors import ApiError
 from service.i18n import negotiate
 from service.identity.seats import TOKEN_PREFIX
 from service.matches import MatchService
+from service.players import PlayerService
 
 from ..languages import lang_of
 from ..problems import problem_response
@@ -123,6 +124,7 @@ class SkylineGraphQL(GraphQL):
             allowed_origins=allowed_origins,
         )
         self.service = service
+        self.players: PlayerService | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -159,8 +161,9 @@ class SkylineGraphQL(GraphQL):
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
         context = Context(service=self.service, request=request, response=response,
-                          lang=lang_of(request))
+                          lang=lang_of(request), players=self.players)
         context.authenticate(request.headers.get("authorization"))
+        await context.resolve()
         return context
 
     async def on_ws_connect(self, context: Context) -> Any:  # type: ignore[override]
@@ -182,10 +185,9 @@ class SkylineGraphQL(GraphQL):
         if authorization is not None:
             context.authenticate(authorization)
             token = context.token
-            if context.auth_error is None and (
-                token is None or not _TOKEN_SHAPE.fullmatch(token)
-            ):
-                context.auth_error = ApiError.of("unauthorized", "Not a seat token.")
+            if context.auth_error is None and token is None:
+                context.auth_error = ApiError.of("unauthorized", "Not a bearer credential.")
+            await context.resolve()
         # else: a spectator, or a token from the upgrade request's headers
         if context.auth_error is not None:
             raise Rejected(context.auth_error)
@@ -202,18 +204,22 @@ def _wants_html(accept: str) -> bool:
 
 
 def graphql_app(
-    match_service: MatchService, *, allowed_origins: Sequence[str] = ()
+    match_service: MatchService, *, allowed_origins: Sequence[str] = (),
+    players: PlayerService | None = None,
 ) -> SkylineGraphQL:
     from .schema import build_schema
 
-    return SkylineGraphQL(build_schema(), match_service, allowed_origins=allowed_origins)
+    app = SkylineGraphQL(build_schema(), match_service, allowed_origins=allowed_origins)
+    app.players = players
+    return app
 
 
 def graphql_routes(
-    match_service: MatchService, *, allowed_origins: list[str]
+    match_service: MatchService, *, allowed_origins: list[str],
+    players: PlayerService | None = None,
 ) -> list[BaseRoute]:
     """``/graphql`` over HTTP (POST, and GET for queries) and WebSocket."""
-    app = graphql_app(match_service, allowed_origins=allowed_origins)
+    app = graphql_app(match_service, allowed_origins=allowed_origins, players=players)
     return [
         Route("/graphql", app, methods=["GET", "POST"], name="graphql"),
         WebSocketRoute("/graphql", app, name="graphql-ws"),

@@ -91,7 +91,7 @@ def build_schema() -> strawberry.Schema:
     return strawberry.Schema(
         query=build_query(match_types, graphql_catalogue_field(converter)),
         mutation=build_mutation(match_types, game_types),
-        subscription=build_subscription(match_types),
+        subscription=build_subscription(match_types, game_types),
         types=[*FAILURES, *game_types.events.types],
         extensions=[
             # The limiters' rule classes are made once: each limiter instance makes new

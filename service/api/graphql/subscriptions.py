@@ -12,23 +12,27 @@ the event stream: ``Unavailable`` with code ``too_many_streams`` or ``replica_fu
 
 from collections import OrderedDict
 from collections.abc import AsyncGenerator
+from typing import Any
 
 import strawberry
 
 from service.errors import ApiError
+from service.identity.callers import credential_key
 from service.live import LiveHub, Shutdown
 from service.matches import models
 
 from .context import Info
+from .feed import build_feed_subscription
 from .results import READ_FAILURES, result_union
 from .types.failures import failure_for
+from .types.games import GameTypes
 from .types.match import MatchTypes
 
 CONVERTED = 64
 """GraphQL objects kept per schema: the states the replica's watchers receive now."""
 
 
-def build_subscription(types: MatchTypes) -> type:
+def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> type:
     # Every subscriber of one version and visibility receives the same MatchState object
     # (the match's timeline renders it once); convert it once too.
     converted: OrderedDict[int, tuple[object, object]] = OrderedDict()
@@ -47,8 +51,10 @@ def build_subscription(types: MatchTypes) -> type:
         "MatchUpdate", types.state, READ_FAILURES, "A new version, or why the stream ended."
     )
 
+    base: Any = build_feed_subscription(games) if games is not None else object
+
     @strawberry.type(description="Live updates over graphql-transport-ws.")
-    class Subscription:
+    class Subscription(base):  # type: ignore[misc]
         @strawberry.subscription(
             description="Each new version of the match as the caller sees it, in order. "
             "Authenticate in connection_init: {\"authorization\": \"Bearer <seat token>\"}."
@@ -67,7 +73,7 @@ def build_subscription(types: MatchTypes) -> type:
                     return
                 client = info.context.request.client
                 lease = service.hub.admit(LiveHub.client_key(
-                    token=token, address=client.host if client else None
+                    token=credential_key(token), address=client.host if client else None
                 ))
                 updates = service.follow(str(match_id), token=token, after=after)
                 try:

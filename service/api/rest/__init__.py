@@ -12,9 +12,11 @@ from starlette.routing import Route
 
 from .actions import act
 from .events import match_events
+from .feed import create_feed_ticket, player_events
 from .games import get_game, list_games
 from .matches import create_match, get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
+from .players import app_matches, app_player, create_player, me, my_matches, renew_seat_token
 from .seats import hand_seat_to_bot
 from .tickets import create_stream_ticket
 
@@ -33,12 +35,25 @@ def rest_routes() -> list[Route]:
             "/v1/matches/{match_id}/seats/{seat:int}/bot", hand_seat_to_bot, methods=["POST"],
             name="hand_seat_to_bot",
         ),
+        Route(
+            "/v1/matches/{match_id}/seats/{seat:int}/token", renew_seat_token,
+            methods=["POST"], name="renew_seat_token",
+        ),
         Route("/v1/matches/{match_id}/log", match_log, methods=["GET"], name="match_log"),
         Route("/v1/matches/{match_id}/events", match_events, methods=["GET"], name="events"),
         Route(
             "/v1/matches/{match_id}/stream-tickets", create_stream_ticket, methods=["POST"],
             name="create_stream_ticket",
         ),
+        Route("/v1/players", create_player, methods=["POST"], name="create_player"),
+        Route("/v1/me", me, methods=["GET", "DELETE"], name="me"),
+        Route("/v1/me/matches", my_matches, methods=["GET"], name="my_matches"),
+        Route("/v1/me/events", player_events, methods=["GET"], name="player_events"),
+        Route("/v1/me/stream-tickets", create_feed_ticket, methods=["POST"],
+              name="create_feed_ticket"),
+        Route("/v1/apps/me/matches", app_matches, methods=["GET"], name="app_matches"),
+        Route("/v1/apps/me/players/{sub}", app_player, methods=["GET", "DELETE"],
+              name="app_player"),
         Route("/healthz", healthz, methods=["GET"], name="healthz"),
         Route("/readyz", readyz, methods=["GET"], name="readyz"),
         Route("/metrics", metrics, methods=["GET"], name="metrics"),

@@ -15,7 +15,7 @@ from .http import parse_if_match, read_body, service_of, token_of
 async def act(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     lang = lang_of(request)
-    token = token_of(request)
+    token = await token_of(request)
     if token is None:
         raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
     body = await read_body(request, ActRequest)

@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from service.errors import ApiError
 from service.i18n import T
+from service.identity.callers import credential_key
 from service.live import LiveHub, Shutdown
 from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode
 
@@ -71,7 +72,7 @@ async def match_events(request: Request) -> Response:
         return Response(status_code=204)
     address = request.client.host if request.client else None
     lease = service.hub.admit(LiveHub.client_key(
-        token=token, match_id=match_id, seat=ticket_seat, address=address
+        token=credential_key(token), match_id=match_id, seat=ticket_seat, address=address
     ))
 
     settings = getattr(request.app.state, "settings", None)

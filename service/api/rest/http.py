@@ -12,9 +12,11 @@ from starlette.requests import Request
 
 from service.errors import ApiError
 from service.i18n import T
+from service.identity.callers import Credential
 from service.matches import MatchService
 from service.matches.models import MAX_SEED
 from service.matches.wire import validate_wire
+from service.players import PlayerService
 
 from ..credentials import bearer_token
 from ..languages import LANGUAGE_SUFFIX
@@ -35,8 +37,18 @@ def service_of(request: Request) -> MatchService:
     return service
 
 
-def token_of(request: Request) -> str | None:
-    return bearer_token(request.headers.get("authorization"))
+def players_of(request: Request) -> PlayerService:
+    players: PlayerService = request.app.state.player_service
+    return players
+
+
+async def token_of(request: Request) -> Credential:
+    """The caller: its bearer credential checked (a seat token as it is, a player token,
+    app key or JWT as a ``Caller``); None without ``Authorization``."""
+    token = bearer_token(request.headers.get("authorization"))
+    if token is None:
+        return None
+    return await players_of(request).authenticate(token)
 
 
 def _reject_constant(name: str) -> Any:

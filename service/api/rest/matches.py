@@ -8,12 +8,12 @@ from starlette.responses import JSONResponse, Response
 from service.matches.models import LOG_PAGE_MAX, CreateMatchRequest
 
 from ..languages import lang_of, none_match, tagged
-from .http import PRIVATE, query_count, read_body, service_of, token_of
+from .http import PRIVATE, players_of, query_count, read_body, service_of, token_of
 
 
 async def create_match(request: Request) -> Response:
     body = await read_body(request, CreateMatchRequest)
-    created = await service_of(request).create_match(body)
+    created = await players_of(request).create_match(await token_of(request), body)
     location = f"/v1/matches/{created.match_id}"
     headers = {"Location": location, "Cache-Control": "no-store"}
     return JSONResponse(created.to_json(), status_code=201, headers=headers)
@@ -21,7 +21,7 @@ async def create_match(request: Request) -> Response:
 
 async def get_match(request: Request) -> Response:
     match_id = request.path_params["match_id"]
-    state = await service_of(request).get_state(match_id, token_of(request))
+    state = await service_of(request).get_state(match_id, await token_of(request))
     # The version, and the language (docs/decisions.md, "ETags and languages").
     tag = tagged(str(state.version), lang_of(request))
     headers = {"ETag": tag, **PRIVATE}
@@ -33,7 +33,7 @@ async def get_match(request: Request) -> Response:
 async def legal_moves(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     lang = lang_of(request)
-    moves = await service_of(request).legal_moves(match_id, token_of(request), lang)
+    moves = await service_of(request).legal_moves(match_id, await token_of(request), lang)
     tag = tagged(str(moves.version), lang)
     headers = {"ETag": tag, **PRIVATE}
     if none_match(request.headers.get("if-none-match"), tag):
@@ -46,7 +46,7 @@ async def match_log(request: Request) -> Response:
     after = query_count(request, "after") or 0
     limit = query_count(request, "limit")
     page = await service_of(request).log(
-        match_id, token_of(request), after, lang_of(request),
+        match_id, await token_of(request), after, lang_of(request),
         limit=LOG_PAGE_MAX if limit is None else limit,
     )
     return JSONResponse(page.to_json(), headers=PRIVATE)

@@ -12,8 +12,8 @@ from service.matches import MatchService
 from service.matches.board import board_svg
 from service.pictures import SVG_MEDIA_TYPE
 
-from ..credentials import bearer_token
 from ..languages import lang_of, none_match, tagged
+from .http import token_of
 
 
 def parse_highlight(raw: str | None) -> int | None:
@@ -28,7 +28,7 @@ def parse_highlight(raw: str | None) -> int | None:
 
 async def board_svg_route(request: Request) -> Response:
     match_id = request.path_params["match_id"]
-    token = bearer_token(request.headers.get("authorization"))
+    token = await token_of(request)
     highlight = parse_highlight(request.query_params.get("highlight"))
     service: MatchService = request.app.state.match_service
     picture = await board_svg(service, match_id, token, highlight)

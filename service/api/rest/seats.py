@@ -15,7 +15,7 @@ from .http import read_body, service_of, token_of
 async def hand_seat_to_bot(request: Request) -> Response:
     """The seat's player leaves; a bot (played by the worker) takes the seat over."""
     match_id = request.path_params["match_id"]
-    token = token_of(request)
+    token = await token_of(request)
     if token is None:
         raise ApiError.of("unauthorized", "Handing a seat over needs its token.")
     try:

@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
 from service.i18n import T
+from service.identity.callers import Credential
 
 from .http import service_of, token_of
 
@@ -23,11 +24,11 @@ TICKET_PARAM = "ticket"
 async def create_stream_ticket(request: Request) -> Response:
     """A ticket for the seat whose token authorizes the request (401 without one)."""
     match_id = request.path_params["match_id"]
-    ticket = await service_of(request).issue_stream_ticket(match_id, token_of(request))
+    ticket = await service_of(request).issue_stream_ticket(match_id, await token_of(request))
     return JSONResponse(ticket.to_json(), headers={"Cache-Control": "no-store"})
 
 
-async def stream_seat(request: Request) -> tuple[str | None, int | None]:
+async def stream_seat(request: Request) -> tuple[Credential, int | None]:
     """Who opens the event stream: ``(token, None)`` for ``Authorization: Bearer``,
     ``(None, seat)`` for a valid ``?ticket=``, ``(None, None)`` for a spectator.
 
@@ -36,7 +37,7 @@ async def stream_seat(request: Request) -> tuple[str | None, int | None]:
     the match does not exist."""
     tickets = request.query_params.getlist(TICKET_PARAM)
     if not tickets:
-        return token_of(request), None
+        return await token_of(request), None
     if "authorization" in request.headers:
         raise ApiError.of("malformed", "Send the seat token or a stream ticket, not both.")
     if len(tickets) > 1:

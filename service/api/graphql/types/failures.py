@@ -35,7 +35,9 @@ class NotFound(Problem):
     pass
 
 
-@strawberry.type(description="Missing, malformed or wrong seat token for this match.")
+@strawberry.type(description="Missing, malformed, wrong or refused credential: a seat token "
+                 "for another match, a revoked key, an expired or badly signed JWT (`code` "
+                 "says which).")
 class Unauthorized(Problem):
     pass
 
@@ -103,6 +105,18 @@ _BY_CODE: dict[str, type] = {
     "unauthorized": Unauthorized,
     "ticket_invalid": Unauthorized,  # REST's ?ticket= only; a 401 all the same
     "forbidden": Forbidden,
+    "guests_disabled": Forbidden,
+    "player_not_found": NotFound,
+    # Bearer credentials (issue 16): every refusal of one is Unauthorized, its code says why.
+    "credential_revoked": Unauthorized,
+    "malformed_token": Unauthorized,
+    "token_expired": Unauthorized,
+    "token_not_yet_valid": Unauthorized,
+    "token_bad_signature": Unauthorized,
+    "token_unknown_key": Unauthorized,
+    "token_bad_audience": Unauthorized,
+    "token_bad_issuer": Unauthorized,
+    "token_too_long_lived": Unauthorized,
     "not_your_turn": NotYourTurn,
     "match_finished": MatchFinished,
     "version_conflict": VersionConflict,

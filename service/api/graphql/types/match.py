@@ -42,6 +42,31 @@ class BotSeat:
     kind: BotKind
 
 
+@strawberry.type(description="Who sits in a seat, as everyone may see it.")
+class SeatHolder:
+    seat: int
+    name: str | None = strawberry.field(
+        description="The player's display name; null for an anonymous seat and for a bot."
+    )
+    bot: BotKind | None = strawberry.field(description="The bot playing the seat, if any.")
+
+
+def seat_holder(holder: models.SeatHolder) -> SeatHolder:
+    return SeatHolder(seat=holder.seat, name=holder.name,
+                      bot=None if holder.bot is None else BotKind(holder.bot))
+
+
+@strawberry.input(
+    one_of=True,
+    description="One seat of a new match: a player of the caller's app, one of the app's "
+    "users (by its user id), or a bot.",
+)
+class SeatInput:
+    player: strawberry.ID | None = strawberry.UNSET
+    user: str | None = strawberry.UNSET
+    bot: BotKind | None = strawberry.UNSET
+
+
 @strawberry.input(description="A bot seat of a new match.")
 class BotSeatInput:
     seat: int
@@ -147,6 +172,10 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         result: result_type = strawberry.field(  # type: ignore[valid-type]
             description="Final scores once the match is finished."
         )
+        players: list[SeatHolder] = strawberry.field(
+            description="Who sits in each seat, in seat order: a player's display name or "
+            "a bot."
+        )
 
     @strawberry.type(description="The caller's legal moves at one version.")
     class LegalMoves:
@@ -196,6 +225,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         next_after: int | None = strawberry.field(
             description=models.LogPage.model_fields["next_after"].description
         )
+        players: list[SeatHolder] = strawberry.field(
+            description=models.LogPage.model_fields["players"].description
+        )
 
     def from_state(state: models.MatchState) -> MatchState:
         return MatchState(
@@ -206,6 +238,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             bots=[BotSeat(seat=int(s), kind=BotKind(k)) for s, k in state.bots.items()],
             view=games.view.convert(state.view),
             result=None if state.result is None else games.result.convert(state.result),
+            players=[seat_holder(h) for h in state.players],
         )
 
     def from_legal_moves(moves: models.LegalMoves) -> LegalMoves:
@@ -235,6 +268,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             ],
             latest_version=page.latest_version,
             next_after=page.next_after,
+            players=[seat_holder(h) for h in page.players],
         )
 
     return MatchTypes(

@@ -1,0 +1,118 @@
+"""Subscription ``playerEvents``: the player's event feed (REST's ``GET /v1/me/events``), one
+typed member per kind, in the same order and with the same numbers (``seq``)."""
+
+import json
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import strawberry
+
+from service.errors import ApiError
+from service.players.feed import FeedItem, FeedReset
+
+from .context import Info
+from .results import PLAYER_FAILURES, result_union
+from .types.failures import failure_for
+from .types.games import GameTypes
+
+
+@strawberry.interface(description="An event of the player feed.")
+class PlayerEvent:
+    seq: int = strawberry.field(description="The event's number in the player's feed.")
+    match_id: strawberry.ID
+    version: int = strawberry.field(description="The match version it comes from.")
+    game: str
+    seat: int = strawberry.field(description="The player's seat in that match.")
+
+
+@strawberry.type(name="YourTurnEvent",
+                 description="One of the player's seats became active: it may act now.")
+class YourTurn(PlayerEvent):
+    pass
+
+
+@strawberry.type(name="MatchStartedEvent",
+                 description="A match the player sits in was created.")
+class MatchStarted(PlayerEvent):
+    pass
+
+
+@strawberry.type(name="SeatChangedEvent",
+                 description="The player's seat was handed to a bot, its token renewed, or "
+                 "renamed (`change`: to_bot, token_renewed, renamed; an open list).")
+class SeatChanged(PlayerEvent):
+    change: str
+
+
+@strawberry.type(description="The reader resumed from before what the feed keeps: re-read "
+                 "myMatches, then carry on.")
+class FeedReset_:
+    last: int
+
+
+def build_feed_subscription(games: GameTypes) -> Any:
+    result_type = games.result.annotation
+
+    @strawberry.type(name="MatchFinishedEvent",
+                     description="A match the player sits in is over.")
+    class MatchFinished(PlayerEvent):
+        result: result_type  # type: ignore[valid-type]
+
+    reset_type = strawberry.type(FeedReset_, name="FeedResetEvent")
+    update = result_union(
+        "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged, reset_type,
+                                        *PLAYER_FAILURES),
+        "A feed event, or why the stream ended.",
+    )
+
+    def convert(item: FeedItem) -> object:
+        raw = json.loads(item.data)
+        common = {"seq": item.seq, "match_id": strawberry.ID(raw["matchId"]),
+                  "version": raw["version"], "game": raw["game"], "seat": raw["seat"]}
+        kind = raw["kind"]
+        if kind == "your_turn":
+            return YourTurn(**common)
+        if kind == "match_started":
+            return MatchStarted(**common)
+        if kind == "seat_changed":
+            return SeatChanged(**common, change=raw["change"])
+        if kind == "match_finished":
+            from service.games.base import Result
+
+            return MatchFinished(**common,
+                                 result=games.result.convert(Result.model_validate(
+                                     raw["result"])))
+        return None  # a kind this build does not know: skipped
+
+    @strawberry.type
+    class FeedSubscription:
+        @strawberry.subscription(
+            description="Everything that concerns the calling player across all its matches "
+            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`), each once, in "
+            "version order per match. `after`: resume after that event number (a `FeedReset` "
+            "first when it is older than the feed keeps). Authenticate in connection_init "
+            "with the player token or the app's JWT."
+        )
+        async def player_events(
+            self, info: Info, after: int | None = None
+        ) -> AsyncGenerator[update, None]:  # type: ignore[valid-type]
+            ctx = info.context
+            try:
+                if ctx.players is None:
+                    raise ApiError.of("unauthorized", "Players are not served here.")
+                player = await ctx.players.feed_owner(ctx.credentials())
+                events = ctx.players.follow_feed(player, after)
+                try:
+                    async for event in events:
+                        if isinstance(event, FeedReset):
+                            yield reset_type(last=event.last)
+                            continue
+                        converted = convert(event)
+                        if converted is not None:
+                            yield converted
+                finally:
+                    await events.aclose()
+            except ApiError as error:
+                yield failure_for(error, PLAYER_FAILURES, ctx.lang)
+
+    return FeedSubscription

@@ -1,0 +1,157 @@
+"""Players in GraphQL: the same operations as REST's ``/v1/players``, ``/v1/me`` and
+``/v1/apps/me``, on the same ``PlayerService`` (``info.context.players``). The Query and
+Mutation types inherit these fields (``queries.py``, ``mutations.py``)."""
+
+from typing import Any
+
+import strawberry
+from pydantic import ValidationError
+
+from service.errors import ApiError
+from service.players import PlayerService
+from service.players.models import MY_MATCHES_DEFAULT, CreatePlayerRequest
+
+from .context import Context, Info
+from .results import PLAYER_FAILURES, answer, result_union
+from .types.failures import BadRequest, Unavailable
+from .types.match import SeatToken
+from .types.players import (
+    MatchStatusFilter,
+    MyMatchesPage,
+    PlayerCreated,
+    PlayerDeleted,
+    PlayerType,
+    seat_token,
+)
+
+me_result = result_union("MeResult", PlayerType, PLAYER_FAILURES, "The calling player.")
+my_matches_result = result_union(
+    "MyMatchesResult", MyMatchesPage, PLAYER_FAILURES, "A page of the player's matches."
+)
+create_player_result = result_union(
+    "CreatePlayerResult", PlayerCreated, (BadRequest, Unavailable), "A new guest, or why not."
+)
+deleted_result = result_union(
+    "DeletePlayerResult", PlayerDeleted, PLAYER_FAILURES, "The player, gone, or why not."
+)
+renew_result = result_union(
+    "RenewSeatTokenResult", SeatToken, PLAYER_FAILURES, "The seat's new token, or why not."
+)
+
+
+def _players(ctx: Context) -> PlayerService:
+    if ctx.players is None:
+        raise ApiError.of("unauthorized", "Players are not served here.")
+    return ctx.players
+
+
+def _filters(status: MatchStatusFilter | None, your_turn: bool | None, cursor: str | None,
+             limit: int) -> dict[str, Any]:
+    return {"status": status.value if status is not None else None, "mine": bool(your_turn),
+            "cursor": cursor, "limit": limit}
+
+
+@strawberry.type
+class PlayerQuery:
+    @strawberry.field(description="The calling player (needs a player token or an app's JWT).")
+    async def me(self, info: Info) -> me_result:  # type: ignore[valid-type]
+        ctx = info.context
+        return await answer(PLAYER_FAILURES, lambda: _players(ctx).me(ctx.credentials()),
+                            PlayerType.from_model, ctx.lang)
+
+    @strawberry.field(
+        description="The calling player's matches, newest created first; follow `nextCursor` "
+        "(as `cursor`) until it is null. `status` and `yourTurn` filter on each match's "
+        "record: a filtered page may be short while more follow."
+    )
+    async def my_matches(
+        self, info: Info, status: MatchStatusFilter | None = None,
+        your_turn: bool | None = None, cursor: str | None = None,
+        limit: int = MY_MATCHES_DEFAULT,
+    ) -> my_matches_result:  # type: ignore[valid-type]
+        ctx = info.context
+        filters = _filters(status, your_turn, cursor, limit)
+        return await answer(
+            PLAYER_FAILURES,
+            lambda: _players(ctx).my_matches(ctx.credentials(), **filters),
+            MyMatchesPage.from_model, ctx.lang,
+        )
+
+    @strawberry.field(
+        description="The player of one of the app's users, by its user id (needs the app's "
+        "key)."
+    )
+    async def app_player(self, info: Info, user: str) -> me_result:  # type: ignore[valid-type]
+        ctx = info.context
+        return await answer(
+            PLAYER_FAILURES, lambda: _players(ctx).app_player(ctx.credentials(), user),
+            PlayerType.from_model, ctx.lang,
+        )
+
+    @strawberry.field(description="One of the app's players' matches (needs the app's key).")
+    async def app_player_matches(
+        self, info: Info, player: strawberry.ID, status: MatchStatusFilter | None = None,
+        your_turn: bool | None = None, cursor: str | None = None,
+        limit: int = MY_MATCHES_DEFAULT,
+    ) -> my_matches_result:  # type: ignore[valid-type]
+        ctx = info.context
+        filters = _filters(status, your_turn, cursor, limit)
+        return await answer(
+            PLAYER_FAILURES,
+            lambda: _players(ctx).app_matches(ctx.credentials(), str(player), **filters),
+            MyMatchesPage.from_model, ctx.lang,
+        )
+
+
+@strawberry.type
+class PlayerMutation:
+    @strawberry.mutation(
+        description="A guest player: its token (`skp_…`) is shown only once. `appId`: the "
+        "app it plays in (omitted: the default app)."
+    )
+    async def create_player(
+        self, info: Info, name: str, app_id: str | None = None
+    ) -> create_player_result:  # type: ignore[valid-type]
+        ctx = info.context
+
+        async def create() -> Any:
+            try:
+                request = CreatePlayerRequest(name=name, app_id=app_id)
+            except ValidationError as error:
+                first = error.errors(include_url=False, include_input=False)[0]
+                where = ".".join(str(p) for p in first["loc"]) or "input"
+                raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
+            return await _players(ctx).create_guest(request)
+
+        return await answer((BadRequest, Unavailable), create, PlayerCreated.from_model,
+                            ctx.lang)
+
+    @strawberry.mutation(description="The calling guest leaves for good (see DELETE /v1/me).")
+    async def delete_me(self, info: Info) -> deleted_result:  # type: ignore[valid-type]
+        ctx = info.context
+        return await answer(PLAYER_FAILURES,
+                            lambda: _players(ctx).delete_me(ctx.credentials()),
+                            PlayerDeleted.from_model, ctx.lang)
+
+    @strawberry.mutation(description="One of the app's users leaves for good (app key).")
+    async def delete_app_player(
+        self, info: Info, user: str
+    ) -> deleted_result:  # type: ignore[valid-type]
+        ctx = info.context
+        return await answer(PLAYER_FAILURES,
+                            lambda: _players(ctx).delete_app_player(ctx.credentials(), user),
+                            PlayerDeleted.from_model, ctx.lang)
+
+    @strawberry.mutation(
+        description="A new token for a seat bound to a player: the seat's player recovers its "
+        "own, the match's app key rotates any; the previous token stops working."
+    )
+    async def renew_seat_token(
+        self, info: Info, match_id: strawberry.ID, seat: int
+    ) -> renew_result:  # type: ignore[valid-type]
+        ctx = info.context
+        return await answer(
+            PLAYER_FAILURES,
+            lambda: _players(ctx).renew_seat_token(ctx.credentials(), str(match_id), seat),
+            seat_token, ctx.lang,
+        )

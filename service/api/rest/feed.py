@@ -1,0 +1,67 @@
+"""``GET /v1/me/events``: the player's event feed as Server-Sent Events, and
+``POST /v1/me/stream-tickets`` for clients that cannot send ``Authorization`` on it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from service.errors import ApiError
+from service.i18n import T
+from service.live import LiveHub
+from service.players.feed import FeedItem, FeedReset
+
+from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
+from .http import non_negative_int, players_of, query_count, service_of, token_of
+from .sse import EventStream, encode
+from .tickets import TICKET_PARAM
+
+
+async def create_feed_ticket(request: Request) -> Response:
+    ticket = await players_of(request).issue_feed_ticket(await token_of(request))
+    return JSONResponse(ticket.to_json(), headers={"Cache-Control": "no-store"})
+
+
+async def player_events(request: Request) -> Response:
+    players = players_of(request)
+    tickets = request.query_params.getlist(TICKET_PARAM)
+    if tickets:
+        if "authorization" in request.headers:
+            raise ApiError.of("malformed", "Send the player credential or a feed ticket, "
+                              "not both.")
+        if len(tickets) > 1:
+            raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
+        player = await players.player_of_feed_ticket(tickets[0])
+    else:
+        player = await players.feed_owner(await token_of(request))
+    after = query_count(request, "after")
+    last_event_id = request.headers.get("last-event-id")
+    if last_event_id:
+        after = non_negative_int(last_event_id, "Last-Event-ID")
+    hub = service_of(request).hub
+    lease = hub.admit(LiveHub.client_key(token=f"player:{player}"))
+    settings = getattr(request.app.state, "settings", None)
+    max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
+    return EventStream(
+        _encoded(players.follow_feed(player, after)), ping_seconds=SSE_PING_SECONDS,
+        send_timeout=SEND_TIMEOUT_SECONDS, max_seconds=max_seconds, on_close=lease.release,
+    )
+
+
+async def _encoded(
+    events: AsyncGenerator[FeedItem | FeedReset, None]
+) -> AsyncIterator[bytes]:
+    try:
+        async for event in events:
+            if isinstance(event, FeedReset):
+                yield encode(data=f'{{"kind":"reset","last":{event.last}}}', event="reset",
+                             id=str(event.last))
+            else:
+                yield encode(data=event.data, event=event.kind, id=str(event.seq))
+    except ApiError as error:
+        retry_after = int(error.extra.get("retryAfter") or 1)
+        yield encode(comment=error.code, retry=retry_after * 1000)
+    finally:
+        await events.aclose()

@@ -1,0 +1,88 @@
+"""The player feed's events, derived from one stored match version: which bound players it
+concerns and what it tells each (``your_turn`` when a seat *becomes* active, the match
+started or finished, a seat that changed). Pure: the same version always gives the same
+events, whichever replica derives it, so appending them is safe to repeat
+(``feed.py``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from service.games import get as get_engine
+from service.games.base import Result
+from service.matches.records import LogRecord, MatchRecord
+
+_RESULT = TypeAdapter(Result)
+_CHANGES = {"seat_to_bot": "to_bot", "seat_token_renewed": "token_renewed",
+            "seat_renamed": "renamed"}
+
+
+def _compact(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True,
+                      ensure_ascii=False).encode()
+
+
+def derive(
+    match_id: str, version: int, before: MatchRecord | None, after: MatchRecord,
+    entry: LogRecord | None,
+) -> dict[str, list[bytes]]:
+    """player id -> the feed items version ``version`` (``before`` -> ``after``) means for it,
+    for every player bound to a seat before or after (an empty list: nothing to tell)."""
+    bound = _bound(before, after)
+    if not bound:
+        return {}
+    engine = get_engine(after.game)
+    new_state = engine.loads(after.state)
+    result = engine.result(new_state)
+    active = set() if result is not None else set(engine.active_seats(new_state))
+    was_active: set[int] = set()
+    was_finished = False
+    if before is not None:
+        old_state = engine.loads(before.state)
+        was_finished = before.finished or engine.result(old_state) is not None
+        if not was_finished:
+            was_active = set(engine.active_seats(old_state))
+    changed = _changed_seat(entry)
+    out: dict[str, list[bytes]] = {}
+    for player, seat in bound.items():
+        base = {"matchId": match_id, "version": version, "game": after.game, "seat": seat}
+        items: list[dict[str, Any]] = []
+        if before is None:
+            items.append({**base, "kind": "match_started"})
+        if changed is not None and changed[0] == seat:
+            items.append({**base, "kind": "seat_changed", "change": changed[1]})
+        still_bound = after.player_seat(after.app or "", player) == seat
+        if (still_bound and seat in active and seat not in was_active
+                and seat not in after.bots):
+            items.append({**base, "kind": "your_turn"})
+        if result is not None and not was_finished:
+            items.append({**base, "kind": "match_finished",
+                          "result": _RESULT.dump_python(result, mode="json", by_alias=True)})
+        out[player] = [_compact(item) for item in items]
+    return out
+
+
+def _bound(before: MatchRecord | None, after: MatchRecord) -> dict[str, int]:
+    """player -> seat for every player bound to a seat in ``before`` or ``after``."""
+    found: dict[str, int] = {}
+    for record in (before, after):
+        if record is None:
+            continue
+        for seat, holder in enumerate(record.seat_players):
+            if holder is not None:
+                found.setdefault(holder.player, seat)
+    return found
+
+
+def _changed_seat(entry: LogRecord | None) -> tuple[int, str] | None:
+    """The seat a service entry (hand-over, token renewed, renamed) changed, and how."""
+    if entry is None or entry.seat is not None or not isinstance(entry.action, dict):
+        return None
+    change = _CHANGES.get(str(entry.action.get("type")))
+    seat = entry.action.get("seat")
+    if change is None or not isinstance(seat, int):
+        return None
+    return seat, change

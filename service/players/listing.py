@@ -1,0 +1,117 @@
+"""A player's matches ("my matches"): the player's index in the store, newest created first,
+read a page at a time, each match read from its own record (the truth: its status, whose
+turn it is, its version).
+
+Index members are ``<10**13 - created ms, 13 digits>.<match id>``: immutable, so a cursor --
+the last member of a page -- stays valid under any concurrent write, and paging never repeats
+or skips a match (a match created meanwhile sorts before the cursor). The index entry is
+written before the match itself (``matches.create``): an entry whose match does not exist
+(a replica died between the two writes, or the match expired) is skipped, never shown.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from datetime import UTC, datetime
+
+from service.errors import ApiError
+from service.games import get as get_engine
+from service.i18n import T
+from service.matches import MatchService
+from service.matches.records import MatchRecord
+from service.matches.views import holders
+from service.store import DocStore
+
+from .apps import match_url
+from .docs import guard
+from .models import MY_MATCHES_MAX, MyMatch, MyMatchesPage
+from .records import MATCHES_INDEX, AppRecord, player_key
+
+MEMBER = re.compile(r"^[0-9]{13}\.[A-Za-z0-9_-]{1,64}$")
+EPOCH_MS = 10**13
+
+
+def member(created_ms: int, match_id: str) -> str:
+    return f"{EPOCH_MS - created_ms:013d}.{match_id}"
+
+
+def encode_cursor(last: str) -> str:
+    return base64.urlsafe_b64encode(last.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> str | None:
+    if cursor is None or cursor == "":
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raw = ""
+    if not MEMBER.match(raw):
+        raise ApiError.of("malformed", "cursor is not one this server gave.")
+    return raw
+
+
+def check_limit(limit: int | None) -> int:
+    if limit is None:
+        return 20
+    if not 1 <= limit <= MY_MATCHES_MAX:
+        raise ApiError.of("malformed", T("limit must be 1 to {most}.", most=MY_MATCHES_MAX))
+    return limit
+
+
+def _time(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+class Listing:
+    def __init__(self, store: DocStore, matches: MatchService) -> None:
+        self.store = store
+        self.matches = matches
+
+    async def page(
+        self, app: AppRecord, player: str, *, status: str | None, mine: bool,
+        cursor: str | None, limit: int | None,
+    ) -> MyMatchesPage:
+        if status not in (None, "active", "finished"):
+            raise ApiError.of("malformed", "status must be active or finished.")
+        size = check_limit(limit)
+        after = decode_cursor(cursor)
+        members = await guard(
+            self.store.index_page(player_key(player), MATCHES_INDEX, after=after, limit=size)
+        )
+        ids = [m.partition(".")[2] for m in members]
+        loaded = await self.matches.load_records(ids)
+        items = []
+        for match_id, found in zip(ids, loaded, strict=True):
+            if found is None:
+                continue
+            item = self._item(app, player, match_id, *found)
+            if item is None or (status is not None and item.status != status):
+                continue
+            if mine and not item.your_turn:
+                continue
+            items.append(item)
+        more = len(members) == size
+        return MyMatchesPage(items=items,
+                             next_cursor=encode_cursor(members[-1]) if more else None)
+
+    @staticmethod
+    def _item(
+        app: AppRecord, player: str, match_id: str, version: int, record: MatchRecord
+    ) -> MyMatch | None:
+        seat = record.player_seat(app.id, player)
+        if seat is None:
+            return None  # not this player's (the seat was handed to a bot)
+        engine = get_engine(record.game)
+        state = engine.loads(record.state)
+        finished = record.finished or engine.result(state) is not None
+        active = [] if finished else sorted(engine.active_seats(state))
+        return MyMatch(
+            match_id=match_id, game=record.game,
+            status="finished" if finished else "active", seat=seat,
+            players=holders(record), active_seats=active, your_turn=seat in active,
+            version=version, created_at=_time(record.created), updated_at=_time(record.updated),
+            url=match_url(app, match_id),
+        )

@@ -1,0 +1,141 @@
+"""Wire models of the player layer (camelCase JSON, like the match service's): they feed
+OpenAPI and the GraphQL types."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from service.games.base import Result
+from service.matches.models import InputModel, SeatHolder, WireModel
+
+MY_MATCHES_MAX = 100
+"""The most items one page of "my matches" holds (``limit``'s maximum)."""
+MY_MATCHES_DEFAULT = 20
+
+
+class CreatePlayerRequest(InputModel):
+    name: str = Field(
+        description="The display name others see: 1 to 32 characters once NFC-normalized and "
+        "trimmed, no control or format characters.",
+        max_length=64,
+    )
+    app_id: str | None = Field(
+        default=None, max_length=64,
+        description="The public id of the app the guest plays in; omitted: the default app.",
+    )
+
+
+class PlayerCreated(WireModel):
+    id: str = Field(description="The player's id: random, opaque, shown to the player's app.")
+    token: str = Field(
+        description="The player's secret token (`skp_…`): send it as `Authorization: Bearer` "
+        "in every match the player sits in. Shown only once; the server keeps a hash."
+    )
+    name: str
+    app_id: str
+
+
+class PlayerOut(WireModel):
+    id: str
+    name: str
+    app_id: str
+    user: str | None = Field(
+        default=None, description="The app's own user id (the JWT `sub`) for an app's user; "
+        "null for a guest.",
+    )
+
+
+class MyMatch(WireModel):
+    match_id: str
+    game: str
+    status: Literal["active", "finished"]
+    seat: int = Field(description="The player's seat in the match.")
+    players: list[SeatHolder] = Field(description="Who sits in each seat.")
+    active_seats: list[int] = Field(description="Seats that may act now (whose turn it is).")
+    your_turn: bool = Field(description="Whether the player's seat may act now.")
+    version: int
+    created_at: datetime
+    updated_at: datetime = Field(description="RFC 3339, UTC: the match's last write.")
+    url: str | None = Field(
+        description="The match in the app's own client (the app's matchUrlTemplate); null "
+        "when the app has none."
+    )
+
+
+class MyMatchesPage(WireModel):
+    items: list[MyMatch] = Field(
+        description="Newest created first. A page filtered by status or turn may hold fewer "
+        "than `limit` items (even none) while more follow: only a null `nextCursor` ends "
+        "the list."
+    )
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null at the end. Stable under "
+        "concurrent writes: paging never repeats or skips a match."
+    )
+
+
+class DeletedPlayer(WireModel):
+    id: str
+    name: str = Field(description="The neutral name the player now has everywhere.")
+    matches_renamed: int = Field(description="Matches whose seat got the neutral name.")
+
+
+# -- the player's event feed (GET /v1/me/events, GraphQL playerEvents) ---------------------
+
+
+class FeedEventBase(WireModel):
+    seq: int = Field(description="The event's number in the player's feed (its SSE `id`): "
+                     "resume after it with `Last-Event-ID`.")
+    match_id: str
+    version: int = Field(description="The match version the event comes from.")
+    game: str
+    seat: int = Field(description="The player's seat in that match.")
+
+
+class YourTurnEvent(FeedEventBase):
+    """One of the player's seats became active: it may act now (sent once when the seat
+    becomes active, not for every step while it stays active)."""
+
+    kind: Literal["your_turn"] = "your_turn"
+
+
+class MatchStartedEvent(FeedEventBase):
+    """A match the player sits in was created."""
+
+    kind: Literal["match_started"] = "match_started"
+
+
+class MatchFinishedEvent(FeedEventBase):
+    """A match the player sits in is over."""
+
+    kind: Literal["match_finished"] = "match_finished"
+    result: Result = Field(description="Final scores (what everyone may see).")
+
+
+class SeatChangedEvent(FeedEventBase):
+    """The player's seat changed hands or credentials: handed to a bot, its token renewed
+    (recovery or rotation), or renamed (the player left for good)."""
+
+    kind: Literal["seat_changed"] = "seat_changed"
+    change: Literal["to_bot", "token_renewed", "renamed"] = Field(
+        description="What happened (an open list: tolerate new values)."
+    )
+
+
+class FeedResetEvent(WireModel):
+    """The reader resumed from before what the feed keeps (or from an id it never gave): it
+    missed events. Re-read the player's matches, then carry on with the events that follow."""
+
+    kind: Literal["reset"] = "reset"
+    last: int = Field(description="The newest event number now (the reset's own SSE id).")
+
+
+FeedEvent = (
+    YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent | FeedResetEvent
+)
+"""An event of the player feed; `kind` names it (an open list: ignore kinds you do not
+know)."""
+FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed")

@@ -1,0 +1,280 @@
+"""``PlayerService``: players, apps' server-to-server calls and "my matches", behind one
+object that REST and GraphQL share (the match service's ``MatchService`` for matches).
+
+It sits above the match service: it turns bearer credentials into callers
+(``authenticate``), seats players in new matches (writing their "my matches" index first)
+and renames a player's seats when the player leaves for good.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, Callable
+from datetime import UTC, datetime
+
+from service.errors import ApiError
+from service.identity.callers import Caller, Credential
+from service.identity.jwt import JwksCache, JwtVerifier
+from service.identity.names import NEUTRAL_NAME, clean_name
+from service.matches import MatchService
+from service.matches.models import (
+    BotSeat,
+    CreateMatchRequest,
+    CreateMatchResponse,
+    PlayerSeat,
+    SeatToken,
+    StreamTicket,
+)
+from service.matches.records import MatchRecord, SeatPlayer
+from service.store import DocStore
+
+from . import tickets
+from .apps import DEFAULT_APP, Apps
+from .auth import DEFAULT_USER_NAME, Authenticator
+from .directory import Directory, not_found
+from .docs import Docs, guard
+from .feed import Feed, FeedItem, FeedReset
+from .listing import Listing, member
+from .models import (
+    CreatePlayerRequest,
+    DeletedPlayer,
+    MyMatchesPage,
+    PlayerCreated,
+    PlayerOut,
+)
+from .records import MATCHES_INDEX, PlayerRecord, player_key
+
+DEFAULT_AUDIENCE = "skyline"
+RENAME_PAGE = 100
+
+
+class PlayerService:
+    def __init__(
+        self, store: DocStore, matches: MatchService, *, audience: str = DEFAULT_AUDIENCE,
+        clock: Callable[[], float] = time.time, jwks: JwksCache | None = None,
+        ticket_seconds: int = 60,
+    ) -> None:
+        self.ticket_seconds = ticket_seconds
+        self.store = store
+        self.matches = matches
+        self.clock = clock
+        docs = Docs(store)
+        self.apps = Apps(docs)
+        self.directory = Directory(docs, self.apps)
+        self.jwks = jwks or JwksCache()
+        verifier = JwtVerifier(audience=audience, keys_of=self.apps.jwt_keys, jwks=self.jwks,
+                               clock=clock)
+        self.auth = Authenticator(self.apps, self.directory, verifier, clock)
+        self.listing = Listing(store, matches)
+        self.feed = Feed(store, matches, clock)
+        matches.storage.listeners.append(self.feed.on_write)
+
+    async def authenticate(self, token: str | None) -> Credential:
+        """The caller a bearer credential names (see ``auth.py``)."""
+        return await self.auth.credential(token)
+
+    async def aclose(self) -> None:
+        await self.jwks.aclose()
+
+    # Players -----------------------------------------------------------------------------
+
+    async def create_guest(self, req: CreatePlayerRequest) -> PlayerCreated:
+        name = clean_name(req.name)
+        app = await self.apps.require(req.app_id)
+        player, token = await self.directory.create_guest(app, name, int(self.clock()))
+        return PlayerCreated(id=player.id, token=token, name=player.name, app_id=app.id)
+
+    async def me(self, caller: Credential) -> PlayerOut:
+        player = await self._own(caller)
+        return _out(player)
+
+    async def delete_me(self, caller: Credential) -> DeletedPlayer:
+        """A guest leaves for good (an app's user is deleted by its app)."""
+        player = await self._own(caller)
+        if player.sub is not None:
+            raise ApiError.of("forbidden", "An app's user is deleted by its app "
+                              "(DELETE /v1/apps/me/players/{sub}).")
+        return await self._delete(player)
+
+    async def app_player(self, caller: Credential, sub: str) -> PlayerOut:
+        app = _app_caller(caller)
+        player = await self.directory.user(app.app, sub)
+        if player is None:
+            raise not_found()
+        return _out(player)
+
+    async def delete_app_player(self, caller: Credential, sub: str) -> DeletedPlayer:
+        app = _app_caller(caller)
+        player = await self.directory.user(app.app, sub)
+        if player is None:
+            raise not_found()
+        return await self._delete(player)
+
+    async def _delete(self, player: PlayerRecord) -> DeletedPlayer:
+        # The matches first, while the credential still works: a crash part way leaves a
+        # player who can ask again, and a renamed seat is skipped the second time.
+        renamed = 0
+        cursor: str | None = None
+        while True:
+            members = await guard(self.store.index_page(
+                player_key(player.id), MATCHES_INDEX, after=cursor, limit=RENAME_PAGE))
+            for entry in members:
+                match_id = entry.partition(".")[2]
+                try:
+                    if await self.matches.rename_player(match_id, player.app, player.id,
+                                                        NEUTRAL_NAME):
+                        renamed += 1
+                except ApiError as error:
+                    if error.code != "match_not_found":
+                        raise
+            if len(members) < RENAME_PAGE:
+                break
+            cursor = members[-1]
+        gone = await self.directory.delete(player)
+        return DeletedPlayer(id=gone.id, name=gone.name, matches_renamed=renamed)
+
+    async def _own(self, caller: Credential) -> PlayerRecord:
+        if not isinstance(caller, Caller) or caller.player is None:
+            raise ApiError.of("unauthorized", "This needs a player token or an app's JWT.")
+        player = await self.directory.get(caller.player)
+        if player is None:
+            raise ApiError.of("unauthorized", "The token is not valid.")
+        return player
+
+    # My matches --------------------------------------------------------------------------
+
+    async def my_matches(
+        self, caller: Credential, *, status: str | None = None, mine: bool = False,
+        cursor: str | None = None, limit: int | None = None,
+    ) -> MyMatchesPage:
+        # The caller was checked a moment ago (its document read): not read again, so a page
+        # costs the credential's check, the index page and one batch of match records.
+        own = _player_caller(caller)
+        assert own.player is not None
+        app = await self.apps.cached(own.app)
+        return await self.listing.page(app, own.player, status=status, mine=mine,
+                                       cursor=cursor, limit=limit)
+
+    async def app_matches(
+        self, caller: Credential, player_id: str, *, status: str | None = None,
+        mine: bool = False, cursor: str | None = None, limit: int | None = None,
+    ) -> MyMatchesPage:
+        app_caller = _app_caller(caller)
+        player = await self.directory.get(player_id)
+        if player is None or player.app != app_caller.app:
+            raise not_found()
+        app = await self.apps.of_player(player)
+        return await self.listing.page(app, player.id, status=status, mine=mine,
+                                       cursor=cursor, limit=limit)
+
+    # The player feed ----------------------------------------------------------------------
+
+    async def feed_owner(self, caller: Credential) -> str:
+        """The player whose feed the caller may read (its own), checked before a stream
+        opens."""
+        own = _player_caller(caller)
+        assert own.player is not None
+        return own.player
+
+    async def issue_feed_ticket(self, caller: Credential) -> StreamTicket:
+        """A short-lived ticket to open the caller's own feed with ``?ticket=``."""
+        player = await self._own(caller)
+        if player.ticket_key is None:
+            raise ApiError.of("unauthorized", "The token is not valid.")
+        issued = tickets.issue(player.ticket_key, player.id, self.clock(),
+                               self.ticket_seconds)
+        return StreamTicket(ticket=issued.ticket,
+                            expires_at=datetime.fromtimestamp(issued.expires, UTC))
+
+    async def player_of_feed_ticket(self, ticket: str) -> str:
+        """The player a feed ticket opens the feed of (401 ``ticket_invalid``)."""
+        player_id = tickets.player_of(ticket)
+        player = await self.directory.get(player_id) if player_id is not None else None
+        key = player.ticket_key if player is not None and not player.deleted else None
+        return tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
+
+    def follow_feed(
+        self, player: str, after: int | None
+    ) -> AsyncGenerator[FeedItem | FeedReset, None]:
+        return self.feed.follow(player, after)
+
+    # Matches with players ----------------------------------------------------------------
+
+    async def create_match(
+        self, caller: Credential, req: CreateMatchRequest
+    ) -> CreateMatchResponse:
+        """A new match: anonymous seats (``players`` + ``bots``) as before, or ``seats``
+        naming players, an app's users and bots. An app key seats any of its players; a
+        player seats itself (and bots)."""
+        app = caller.app if isinstance(caller, Caller) else None
+        if req.seats is None:
+            return await self.matches.create_match(req, app=app)
+        if not isinstance(caller, Caller):
+            raise ApiError.of(
+                "unauthorized", "Seating players needs an app key or a player credential."
+            )
+        bound: dict[int, SeatPlayer] = {}
+        for seat, wanted in enumerate(req.seats):
+            if isinstance(wanted, BotSeat):
+                continue
+            if isinstance(wanted, PlayerSeat):
+                player = await self._seatable(caller, wanted.player, None)
+            else:
+                player = await self._seatable(caller, None, wanted.user)
+            if any(p.player == player.id for p in bound.values()):
+                raise ApiError.of("malformed", "A player sits in one seat of a match.")
+            bound[seat] = SeatPlayer(player.id, player.name)
+        created_ms = int(self.clock() * 1000)
+
+        async def index_first(match_id: str, record: MatchRecord) -> None:
+            entry = member(created_ms, match_id)
+            for bound_player in bound.values():
+                await guard(self.store.index_add(
+                    player_key(bound_player.player), MATCHES_INDEX, [entry]))
+
+        return await self.matches.create_match(req, app=caller.app, bound=bound,
+                                               before_write=index_first)
+
+    async def _seatable(
+        self, caller: Caller, player_id: str | None, sub: str | None
+    ) -> PlayerRecord:
+        """The player a seat names, if the caller may seat it (else the same 404 as for a
+        player that does not exist)."""
+        player: PlayerRecord | None
+        if player_id is not None:
+            player = await self.directory.get(player_id)
+        else:
+            assert sub is not None
+            player = await self.directory.user(caller.app, sub)
+            if player is None and caller.is_app:
+                player = await self.directory.sign_in(
+                    caller.app, sub, DEFAULT_USER_NAME, int(self.clock()), rename=False)
+        if player is None or player.app != caller.app or player.deleted:
+            raise not_found()
+        if not caller.is_app and player.id != caller.player:
+            raise not_found()
+        return player
+
+    async def renew_seat_token(
+        self, caller: Credential, match_id: str, seat: int | None
+    ) -> SeatToken:
+        return await self.matches.renew_seat_token(match_id, caller, seat)
+
+
+def _player_caller(caller: Credential) -> Caller:
+    if not isinstance(caller, Caller) or caller.player is None:
+        raise ApiError.of("unauthorized", "This needs a player token or an app's JWT.")
+    return caller
+
+
+def _app_caller(caller: Credential) -> Caller:
+    if not isinstance(caller, Caller) or not caller.is_app:
+        raise ApiError.of("unauthorized", "This needs the app's key (ska_…).")
+    return caller
+
+
+def _out(player: PlayerRecord) -> PlayerOut:
+    return PlayerOut(id=player.id, name=player.name, app_id=player.app, user=player.sub)
+
+
+__all__ = ["DEFAULT_APP", "PlayerService"]

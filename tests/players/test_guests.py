@@ -1,0 +1,148 @@
+"""Guest players: a name in, a secret player token out; the token acts for the player's seat
+in every match it sits in; names are checked; unknown and unseeable players answer alike."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from .conftest import Rig, bearer
+
+
+def test_a_guest_gets_an_id_a_token_and_its_cleaned_name(rig: Rig) -> None:
+    answer = rig.client.post("/v1/players", json={"name": "  Ame\u0301lie "})
+    assert answer.status_code == 201
+    assert answer.headers["cache-control"] == "no-store"
+    got = answer.json()
+    assert got["name"] == unicodedata.normalize("NFC", "Amélie") and got["name"] == "Amélie"
+    assert got["token"].startswith("skp_") and got["appId"] == "app_default"
+    assert len(got["id"]) >= 26  # >= 128 random bits
+    me = rig.client.get("/v1/me", headers=bearer(got["token"]))
+    assert me.status_code == 200
+    assert me.json() == {"id": got["id"], "name": "Amélie", "appId": "app_default",
+                         "user": None}
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 33, "bad\u0007bell", "rtl\u202eflip",
+                                  "zero\u200bwidth"])
+def test_bad_names_are_refused_and_nothing_is_written(rig: Rig, name: str) -> None:
+    answer = rig.client.post("/v1/players", json={"name": name})
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "bad_name"
+
+
+def test_thirty_two_code_points_and_emoji_are_a_name(rig: Rig) -> None:
+    assert rig.guest("é" * 32).name == "é" * 32
+    assert rig.guest("🎲 Dice").name == "🎲 Dice"
+
+
+def test_an_unknown_app_and_an_app_without_guests_are_refused(rig: Rig) -> None:
+    unknown = rig.client.post("/v1/players", json={"name": "A", "appId": "app_nosuchapp"})
+    assert unknown.status_code == 422 and unknown.json()["code"] == "unknown_app"
+    app_id, _ = rig.app("Closed", guests=False)
+    closed = rig.client.post("/v1/players", json={"name": "A", "appId": app_id})
+    assert closed.status_code == 403 and closed.json()["code"] == "guests_disabled"
+
+
+def test_wrong_and_tampered_player_tokens_get_one_answer(rig: Rig) -> None:
+    alice = rig.guest()
+    tampered = alice.token[:-2] + ("AA" if not alice.token.endswith("AA") else "BB")
+    other_id = "skp_" + "a" * 26 + "." + alice.token.split(".", 1)[1]
+    answers = [rig.client.get("/v1/me", headers=bearer(t)) for t in (tampered, other_id)]
+    assert [a.status_code for a in answers] == [401, 401]
+    assert answers[0].content == answers[1].content
+
+
+def test_a_seat_token_is_not_a_player(rig: Rig) -> None:
+    created = rig.client.post("/v1/matches", json={"game": "toy", "players": 2}).json()
+    answer = rig.client.get("/v1/me", headers=bearer(created["seats"][0]["token"]))
+    assert answer.status_code == 401 and answer.json()["code"] == "unauthorized"
+
+
+def test_a_player_plays_its_seat_with_its_own_token(rig: Rig) -> None:
+    alice, bob = rig.guest("Alice"), rig.guest("Bob")
+    match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+    created_seats = rig.client.get(f"/v1/matches/{match_id}", headers=alice.auth).json()
+    assert created_seats["seat"] == 0
+    assert created_seats["players"] == [{"seat": 0, "name": "Alice", "bot": None},
+                                         {"seat": 1, "name": None, "bot": "random"}]
+    moves = rig.client.get(f"/v1/matches/{match_id}/legal-moves", headers=alice.auth).json()
+    move = {"action": moves["moves"][0], "expectedVersion": moves["version"]}
+    # Bob has no seat here: a spectator when reading, 403 when writing.
+    seen = rig.client.get(f"/v1/matches/{match_id}", headers=bob.auth).json()
+    assert seen["seat"] is None
+    refused = rig.client.post(f"/v1/matches/{match_id}/actions", json=move, headers=bob.auth)
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    played = rig.client.post(f"/v1/matches/{match_id}/actions", json=move, headers=alice.auth)
+    assert played.status_code == 200 and played.json()["version"] == moves["version"] + 1
+
+
+def test_a_player_seats_only_itself(rig: Rig) -> None:
+    alice, bob = rig.guest("Alice"), rig.guest("Bob")
+    other = rig.client.post("/v1/matches", headers=alice.auth, json={
+        "game": "toy", "seats": [{"player": alice.id}, {"player": bob.id}]})
+    missing = rig.client.post("/v1/matches", headers=alice.auth, json={
+        "game": "toy", "seats": [{"player": alice.id}, {"player": "b" * 26}]})
+    assert other.status_code == missing.status_code == 404
+    assert other.content == missing.content  # an unseeable player is an unknown one
+    anonymous = rig.client.post("/v1/matches", json={
+        "game": "toy", "seats": [{"player": alice.id}, {"bot": "random"}]})
+    assert anonymous.status_code == 401
+
+
+@pytest.mark.parametrize("body", [
+    {"game": "toy", "seats": [{"player": "x"}, {"bot": "random"}], "bots": {"1": "random"}},
+    {"game": "toy", "seats": [{"bot": "random"}, {"bot": "random"}], "players": 3},
+    {"game": "toy", "seats": [{"player": "x", "bot": "random"}, {"bot": "random"}]},
+    {"game": "toy", "seats": [{}, {"bot": "random"}]},
+])
+def test_malformed_seat_lists_are_refused(rig: Rig, body: dict[str, object]) -> None:
+    alice = rig.guest()
+    body = {**body, "seats": [
+        {**s, "player": alice.id} if s.get("player") == "x" else s  # type: ignore[attr-defined]
+        for s in body["seats"]]}  # type: ignore[attr-defined]
+    answer = rig.client.post("/v1/matches", json=body, headers=alice.auth)
+    assert answer.status_code == 400 and answer.json()["code"] == "malformed"
+
+
+def test_one_player_in_two_seats_is_refused(rig: Rig) -> None:
+    alice = rig.guest()
+    answer = rig.client.post("/v1/matches", headers=alice.auth, json={
+        "game": "toy", "seats": [{"player": alice.id}, {"player": alice.id}]})
+    assert answer.status_code == 400 and answer.json()["code"] == "malformed"
+
+
+def test_leaving_for_good_renames_every_seat_and_revokes_the_token(rig: Rig) -> None:
+    alice, bob = rig.guest("Alice"), rig.guest("Bob")
+    first = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+    second = rig.seated(alice.auth, [{"bot": "random"}, {"player": alice.id}])
+    before = rig.client.get(f"/v1/matches/{first}").json()["version"]
+    gone = rig.client.delete("/v1/me", headers=alice.auth)
+    assert gone.status_code == 200
+    assert gone.json() == {"id": alice.id, "name": "Former player", "matchesRenamed": 2}
+    for match_id, seat in ((first, 0), (second, 1)):
+        state = rig.client.get(f"/v1/matches/{match_id}", headers=bob.auth).json()
+        assert state["players"][seat]["name"] == "Former player"
+    after = rig.client.get(f"/v1/matches/{first}").json()
+    assert after["version"] == before + 1  # the rename is a version of its own
+    log = rig.client.get(f"/v1/matches/{first}/log").json()
+    assert log["entries"][-1]["seat"] is None
+    revoked = rig.client.get("/v1/me", headers=alice.auth)
+    assert revoked.status_code == 401 and revoked.json()["code"] == "credential_revoked"
+
+
+def test_a_lost_seat_token_is_recovered_with_the_player_token(rig: Rig) -> None:
+    alice, bob = rig.guest("Alice"), rig.guest("Bob")
+    match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+    renewed = rig.client.post(f"/v1/matches/{match_id}/seats/0/token", headers=alice.auth)
+    assert renewed.status_code == 200
+    token = renewed.json()["token"]
+    assert rig.client.get(f"/v1/matches/{match_id}", headers=bearer(token)).json()["seat"] == 0
+    again = rig.client.post(f"/v1/matches/{match_id}/seats/0/token", headers=alice.auth).json()
+    old = rig.client.get(f"/v1/matches/{match_id}", headers=bearer(token))
+    assert old.status_code == 401  # the previous token stopped working
+    assert rig.client.get(f"/v1/matches/{match_id}",
+                          headers=bearer(again["token"])).json()["seat"] == 0
+    stolen = rig.client.post(f"/v1/matches/{match_id}/seats/0/token", headers=bob.auth)
+    assert stolen.status_code == 403
