@@ -1,7 +1,8 @@
 """``python -m bench`` (``make bench``): every benchmark in turn, each in its own process.
 
-``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4) and to
-the fan-out benchmark (small sizes: about 5 minutes instead of about 15).
+``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4), to
+the fan-out benchmark (small sizes: about 5 minutes instead of about 15) and to the players
+benchmark (100 players instead of 1,000).
 Results go to stdout; docs/performance.md records them with the machine's state.
 """
 
@@ -11,8 +12,9 @@ import subprocess
 import sys
 import time
 
-BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout")
-QUICK = ("load", "fanout")  # the benches that take --quick
+BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout",
+           "players")
+QUICK = ("load", "fanout", "players")  # the benches that take --quick
 
 
 def main(argv: list[str]) -> int:

@@ -153,8 +153,10 @@ async def bench_feed(kind: str, where: str, args: argparse.Namespace) -> dict[st
             finally:
                 await stream.aclose()
 
+        print(f"  {len(people)} players made; opening their feeds", flush=True)
         followers = [asyncio.create_task(follow(i, p)) for i, p in enumerate(people)]
         await ready.wait()
+        print("  feeds open; seating and playing", flush=True)
         pairs = [(people[i], people[i + 1]) for i in range(0, len(people) - 1, 2)]
         trips_before = sum(r.store.round_trips for r in replicas)
         cpu_before = time.process_time()
@@ -187,6 +189,8 @@ async def bench_feed(kind: str, where: str, args: argparse.Namespace) -> dict[st
         started = time.perf_counter()
         await asyncio.gather(*(limited(m, p) for m, p in zip(matches, pairs, strict=True)))
         played = time.perf_counter() - started
+        print(f"  {len(matches)} matches played ({writes} moves); draining the feeds",
+              flush=True)
         expected: dict[tuple[str, str], list[int]] = {}
         for match_id, pair in zip(matches, pairs, strict=True):
             for seat, person in enumerate(pair):
@@ -199,11 +203,13 @@ async def bench_feed(kind: str, where: str, args: argparse.Namespace) -> dict[st
             if got >= total_expected:
                 break
             await asyncio.sleep(0.2)
+        print(f"  {got} of {total_expected} your_turn events received", flush=True)
         cpu = time.process_time() - cpu_before
         trips = sum(r.store.round_trips for r in replicas) - trips_before
         for task in followers:
             task.cancel()
         await asyncio.gather(*followers, return_exceptions=True)
+        print("  feeds closed", flush=True)
         missing = extra = disorder = 0
         delivered = 0
         for (player, match_id), want in expected.items():
@@ -230,6 +236,59 @@ async def bench_feed(kind: str, where: str, args: argparse.Namespace) -> dict[st
         await _close(replicas, prefix)
 
 
+async def bench_feed_costs(kind: str, where: str, args: argparse.Namespace) -> dict[str, Any]:
+    """What one feed event costs apart from the move that causes it: the writer's append
+    (after its compare-and-set: the mark read and the append, per bound player) and the
+    reader's delivery (the wake-up's version read and the feed page), in round trips and
+    CPU, medians over ``--rounds * 20`` events."""
+    prefix = f"bench-players:{uuid.uuid4().hex[:8]}:"
+    writer, reader = _replicas(_stores(kind, where, prefix, 2))
+    try:
+        me, other = await _guest(writer, "Me"), await _guest(writer, "Other")
+        assert me.player is not None
+        append_trips: list[int] = []
+        append_cpu: list[float] = []
+        deliver_trips: list[int] = []
+        deliver_cpu: list[float] = []
+        stream = reader.players.follow_feed(me.player, None)
+        waiting = asyncio.ensure_future(stream.__anext__())
+        await asyncio.sleep(0.2)
+        listeners = list(writer.matches.storage.listeners)
+        writer.matches.storage.listeners.clear()  # appended by hand below, measured
+        for _ in range(args.rounds * 20):
+            match_id = await _seat(writer, [me, other])
+            version, record = await writer.matches.storage.load(match_id)
+            from service.matches.storage import Written
+
+            written = Written(match_id, 0, None, record, None)
+            before, started = writer.store.round_trips, time.process_time()
+            await writer.players.feed.on_write(written)
+            append_cpu.append(time.process_time() - started)
+            append_trips.append(writer.store.round_trips - before)
+            before, started = reader.store.round_trips, time.process_time()
+            got = 0
+            while got < 2:  # match_started and your_turn for seat 0
+                event = await asyncio.wait_for(waiting, timeout=10)
+                got += 1
+                waiting = asyncio.ensure_future(stream.__anext__())
+            deliver_cpu.append((time.process_time() - started) / 2)
+            deliver_trips.append(reader.store.round_trips - before)
+            del event, version
+        writer.matches.storage.listeners[:] = listeners
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        await stream.aclose()
+        return {
+            "append_round_trips_per_write_median": statistics.median(append_trips),
+            "append_cpu_us_per_write_median": round(statistics.median(append_cpu) * 1e6, 1),
+            "players_per_write": 2,
+            "delivery_round_trips_per_2_events_median": statistics.median(deliver_trips),
+            "delivery_cpu_us_per_event_median": round(statistics.median(deliver_cpu) * 1e6, 1),
+        }
+    finally:
+        await _close([writer, reader], prefix)
+
+
 async def _activations(matches: MatchService, match_id: str, seat: int) -> list[int]:
     storage = matches.storage
     version, record = await storage.load(match_id)
@@ -245,6 +304,7 @@ async def _activations(matches: MatchService, match_id: str, seat: int) -> list[
 
 
 async def _close(replicas: list[Replica], prefix: str) -> None:
+    print("  deleting the run's keys", flush=True)
     client = replicas[0].store.client
     try:
         async for key in client.scan_iter(match=prefix + "*", count=1000):
@@ -276,6 +336,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 async def _both(kind: str, where: str, args: argparse.Namespace) -> dict[str, Any]:
     out = {"matches": await bench_matches(kind, where, args)}
     print(kind, "my matches", json.dumps(out["matches"]), flush=True)
+    out["feed_costs"] = await bench_feed_costs(kind, where, args)
+    print(kind, "feed costs", json.dumps(out["feed_costs"]), flush=True)
     out["feed"] = await bench_feed(kind, where, args)
     print(kind, "feed", json.dumps(out["feed"]), flush=True)
     return out

@@ -179,6 +179,13 @@ class LiveHub:
     def stopping(self) -> bool:
         return self._stopping is not None and self._stopping.is_set()
 
+    async def stopped(self) -> None:
+        """Return once the replica is stopping (``shutdown``): for streams that do not go
+        through ``updates`` (the player feed)."""
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        await self._stopping.wait()
+
     def shutdown(self) -> None:
         """Every stream ends at its next step with ``Shutdown``; new ones are refused."""
         if self._stopping is None:

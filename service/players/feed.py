@@ -10,9 +10,10 @@ one before it, so the events of a match come in version order, each once:
 - after every write that landed, its writer appends that version for each bound player
   (``on_write``); a writer that finds versions missing before its own (a replica died between
   a match's compare-and-set and its feed append) fills them first, replayed from the log;
-- ``repair`` does the same for the player's newest matches when its feed is opened and every
-  ``REPAIR_SECONDS`` while it is open, so a version whose writer died is delivered even when
-  nothing is written to that match again (a lost ``your_turn`` would stall it);
+- ``repair`` does the same for the player's newest matches when its feed is opened and about
+  every ``REPAIR_SECONDS`` (jittered) while it is open, so a version whose writer died is
+  delivered even when nothing is written to that match again (a lost ``your_turn`` would
+  stall it);
 - two replicas appending the same version race on the store's mark: one lands, the other is
   refused, so every event is delivered exactly once.
 """
@@ -20,9 +21,9 @@ one before it, so the events of a match come in version order, each once:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
+import random
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -194,13 +195,19 @@ class Feed:
                         break
         finally:
             repairing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await repairing
-            await watch.aclose()
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # the reader itself is being cancelled: let it be
+            finally:
+                await watch.aclose()
 
     async def _repair_every(self, player: str, seconds: float) -> None:
         while True:
-            await asyncio.sleep(seconds)
+            # Jittered: feeds opened together (a replica's restart) do not repair together.
+            await asyncio.sleep(seconds * (0.5 + random.random()))
             try:
                 await self.repair(player)
             except Exception:  # a failed repair is retried next time; the feed goes on

@@ -52,6 +52,7 @@ def test_stateful_sequences(toy_game: None) -> None:
     generated sequence must get as far as a successful move."""
     metrics = app.state.match_service.metrics
     before = metrics.requests[("POST", "/v1/matches/{match_id}/actions", 200)]
+    listed = metrics.requests[("GET", "/v1/me/matches", 200)]
     schema.as_state_machine().run(
         settings=settings(
             max_examples=120,
@@ -62,3 +63,5 @@ def test_stateful_sequences(toy_game: None) -> None:
         )
     )
     assert metrics.requests[("POST", "/v1/matches/{match_id}/actions", 200)] > before
+    # Issue 16: create player -> seat it in a match -> its matches (with its own token).
+    assert metrics.requests[("GET", "/v1/me/matches", 200)] > listed

@@ -150,4 +150,6 @@ def test_openapi_path_item_for_the_integrator() -> None:
     names = [p["name"] for p in operation["parameters"]]
     assert names[:3] == ["matchId", "highlight", "If-None-Match"]
     assert "Authorization" not in names  # the seat token is a security scheme
-    assert operation["security"] == [{}, {"seatToken": []}]  # a spectator may look too
+    # A spectator may look too; a seat by its token, a player by its credential, the app.
+    assert operation["security"] == [{}, {"seatToken": []}, {"playerToken": []},
+                                     {"playerJwt": []}, {"appKey": []}]

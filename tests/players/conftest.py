@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 from service import games
 from service.players import PlayerService
 from tests.api.conftest import TOY, make_app
+from tests.identity.conftest import jwks_server, keys  # noqa: F401 (the fixtures)
 
 
 def bearer(token: str) -> dict[str, str]:

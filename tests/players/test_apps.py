@@ -11,6 +11,7 @@ import jwt
 import pytest
 
 from service.identity.names import NEUTRAL_NAME
+from tests.identity.conftest import JwksServer, Keys
 
 from .conftest import Rig, bearer
 
@@ -157,3 +158,26 @@ def test_an_app_rotates_a_player_seats_token(rig: Rig, acme: tuple[str, str, byt
     foreign = rig.client.post(f"/v1/matches/{match_id}/seats/0/token",
                               headers=bearer(other_key))
     assert foreign.status_code == 403
+
+
+def test_an_apps_jwks_signs_its_users_in_end_to_end(
+    rig: Rig, keys: Keys, jwks_server: JwksServer
+) -> None:
+    """RS256 and EdDSA tokens checked against the app's JWKS, fetched over HTTP from the
+    URL the operator set; a key the document does not hold is token_unknown_key."""
+    app_id, _ = rig.app("Keyed", jwks_url=jwks_server.url)
+    jwks_server.serve(keys.jwk("RS256", "rs1"), keys.jwk("EdDSA", "ed1"))
+    now = int(time.time())
+    claims = {"iss": app_id, "sub": "k-user", "aud": AUDIENCE, "iat": now, "exp": now + 600,
+              "name": "Kay"}
+    for alg, kid in (("RS256", "rs1"), ("EdDSA", "ed1")):
+        token = jwt.encode(claims, keys.private(alg), algorithm=alg, headers={"kid": kid})
+        me = rig.client.get("/v1/me", headers=bearer(token))
+        assert me.status_code == 200, me.text
+        assert me.json()["user"] == "k-user" and me.json()["name"] == "Kay"
+    unknown = jwt.encode(claims, keys.rsa_other, algorithm="RS256", headers={"kid": "nope"})
+    answer = rig.client.get("/v1/me", headers=bearer(unknown))
+    assert (answer.status_code, answer.json()["code"]) == (401, "token_unknown_key")
+    forged = jwt.encode(claims, keys.rsa_other, algorithm="RS256", headers={"kid": "rs1"})
+    answer = rig.client.get("/v1/me", headers=bearer(forged))
+    assert (answer.status_code, answer.json()["code"]) == (401, "token_bad_signature")

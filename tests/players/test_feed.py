@@ -208,3 +208,26 @@ def test_feed_items_are_what_the_reader_reads(rig: Rig) -> None:
     assert json.loads(items[0].data)["seq"] == items[0].seq
     behind, _ = rig.call(rig.players.feed.read, alice.id, 10_000)
     assert isinstance(behind[0], FeedReset)
+
+
+def test_a_stopping_replica_ends_feed_streams_with_a_reconnection_delay(rig: Rig) -> None:
+    from service.api.rest.feed import _encoded
+    from service.live import LiveHub
+
+    alice = rig.guest()
+    store = rig.players.store
+    hub = LiveHub(store)  # type: ignore[arg-type]
+
+    async def run() -> list[bytes]:
+        chunks = []
+        stream = _encoded(rig.players.follow_feed(alice.id, None), hub)
+        first = asyncio.ensure_future(stream.__anext__())
+        await asyncio.sleep(0.1)
+        hub.shutdown()
+        chunks.append(await asyncio.wait_for(first, timeout=5))
+        async for chunk in stream:
+            chunks.append(chunk)
+        return chunks
+
+    chunks = rig.call(run)
+    assert len(chunks) == 1 and b"retry:" in chunks[0] and b"shutdown" in chunks[0]

@@ -216,3 +216,25 @@ async def test_a_feed_stream_on_one_replica_hears_writes_on_another(
         assert json.loads(event.data)["matchId"] == match_id
     finally:
         await stream.aclose()
+
+
+async def test_a_guests_page_with_its_credential_check_is_three_round_trips(
+    replicas: list[Replica],
+) -> None:
+    """The issue's bound, on a single node: the player token's check (the player's document),
+    the index page, the pipeline of records."""
+    single = replicas[0]
+    if single.store.is_cluster:
+        pytest.skip("on a cluster the records' pipeline is one batch per shard (in parallel)")
+    created = await single.players.create_guest(CreatePlayerRequest(name="Gus"))
+    bob = await guest(single, "Bob")
+    gus = await single.players.authenticate(created.token)
+    assert isinstance(gus, Caller)
+    for _ in range(30):
+        await seated(single, [gus, bob])
+    await single.players.my_matches(gus, limit=1)  # the app's settings, cached after
+    before = single.store.round_trips
+    caller = await single.players.authenticate(created.token)
+    page = await single.players.my_matches(caller, limit=20)
+    assert len(page.items) == 20 and page.next_cursor is not None
+    assert single.store.round_trips - before == 3

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
@@ -10,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
 from service.i18n import T
-from service.live import LiveHub
+from service.live import LiveHub, Shutdown
 from service.players.feed import FeedItem, FeedReset
 
 from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
@@ -45,21 +47,47 @@ async def player_events(request: Request) -> Response:
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
     return EventStream(
-        _encoded(players.follow_feed(player, after)), ping_seconds=SSE_PING_SECONDS,
+        _encoded(players.follow_feed(player, after), hub), ping_seconds=SSE_PING_SECONDS,
         send_timeout=SEND_TIMEOUT_SECONDS, max_seconds=max_seconds, on_close=lease.release,
     )
 
 
+async def _until_stopping(
+    events: AsyncGenerator[FeedItem | FeedReset, None], hub: LiveHub
+) -> AsyncIterator[FeedItem | FeedReset]:
+    """``events`` until the replica stops (then ``Shutdown``), like the match streams."""
+    stopping = asyncio.ensure_future(hub.stopped())
+    try:
+        while True:
+            step = asyncio.ensure_future(events.__anext__())
+            done, _ = await asyncio.wait({step, stopping},
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if step not in done:
+                step.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await step
+                raise Shutdown
+            try:
+                yield step.result()
+            except StopAsyncIteration:
+                return
+    finally:
+        stopping.cancel()
+
+
 async def _encoded(
-    events: AsyncGenerator[FeedItem | FeedReset, None]
+    events: AsyncGenerator[FeedItem | FeedReset, None], hub: LiveHub
 ) -> AsyncIterator[bytes]:
     try:
-        async for event in events:
+        async for event in _until_stopping(events, hub):
             if isinstance(event, FeedReset):
                 yield encode(data=f'{{"kind":"reset","last":{event.last}}}', event="reset",
                              id=str(event.last))
             else:
                 yield encode(data=event.data, event=event.kind, id=str(event.seq))
+    except Shutdown:
+        # This replica is stopping: reconnect (elsewhere) after a jittered pause.
+        yield encode(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
     except ApiError as error:
         retry_after = int(error.extra.get("retryAfter") or 1)
         yield encode(comment=error.code, retry=retry_after * 1000)

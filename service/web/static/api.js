@@ -64,8 +64,77 @@ export class Api {
     return this.json(`/v1/games/${encodeURIComponent(game)}?rulesVersion=${encodeURIComponent(rulesVersion)}&lang=${this.lang}`, { cache: "default" });
   }
 
-  createMatch(body) {
-    return this.json("/v1/matches", { method: "POST", body });
+  createMatch(body, token = null) {
+    return this.json("/v1/matches", { method: "POST", body, token });
+  }
+
+  /** A guest player: {id, token, name, appId}; the token is shown once. */
+  createPlayer(name) {
+    return this.json("/v1/players", { method: "POST", body: { name } });
+  }
+
+  me(token) {
+    return this.json("/v1/me", { token });
+  }
+
+  myMatches(token, { status = null, cursor = null, limit = 20 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (status) query.set("status", status);
+    if (cursor) query.set("cursor", cursor);
+    return this.json(`/v1/me/matches?${query}`, { token });
+  }
+
+  /**
+   * Follow the player's feed (/v1/me/events) with an EventSource opened with a feed ticket:
+   * calls onEvent(kind, data) for each event (`your_turn`, `match_started`,
+   * `match_finished`, `seat_changed`, `reset`) until `signal` aborts; reopens with a fresh
+   * ticket and `after=<last id>` after any error, like follow().
+   */
+  followPlayer(token, onEvent, { signal } = {}) {
+    let lastId = null;
+    let source = null;
+    let timer = null;
+    let delay = 500;
+    let done = false;
+    const kinds = ["your_turn", "match_started", "match_finished", "seat_changed", "reset"];
+    const again = () => {
+      if (done) return;
+      timer = setTimeout(open, delay * (0.5 + Math.random()));
+      delay = Math.min(delay * 2, 8000);
+    };
+    const open = async () => {
+      let ticket;
+      try {
+        ticket = (await this.json("/v1/me/stream-tickets", { method: "POST", token })).ticket;
+      } catch (error) {
+        if (!(error instanceof ApiProblem) || error.status >= 500 || error.status === 429) again();
+        return;
+      }
+      if (done) return;
+      const query = new URLSearchParams({ ticket });
+      if (lastId !== null) query.set("after", lastId);
+      source = new EventSource(`${this.base}/v1/me/events?${query}`);
+      source.addEventListener("open", () => { delay = 500; });
+      for (const kind of kinds) {
+        source.addEventListener(kind, (event) => {
+          if (event.lastEventId) lastId = event.lastEventId;
+          onEvent(kind, JSON.parse(event.data));
+        });
+      }
+      source.addEventListener("error", () => {
+        if (source) source.close();
+        source = null;
+        again();
+      });
+    };
+    if (signal) {
+      signal.addEventListener("abort", () => {
+        done = true;
+        clearTimeout(timer);
+        if (source) source.close();
+      }, { once: true });
+    }
+    open();
   }
 
   state(matchId, token) {

@@ -7,6 +7,7 @@
 
 import { Api, ApiProblem, LANGUAGES } from "./api.js";
 import { describe, indexCatalogue, ruleText, ruleWords } from "./describe.js";
+import { Player } from "./player.js";
 
 const LANG_KEY = "skyline:lang";
 
@@ -23,6 +24,7 @@ function savedLanguage() {
 
 const api = new Api("", savedLanguage());
 const $ = (id) => document.getElementById(id);
+const player = new Player(api, { onOpen: openMine, onChange: showPlayer });
 const main = $("main");
 
 const GAME_NAMES = { ny1901: "New York 1901", ginkgopolis: "Ginkgopolis" };
@@ -223,13 +225,28 @@ async function createMatch(event) {
   const bots = Object.keys(botSeats).map(Number);
   const body = { game: game.id, players, options: readOptions() };
   if (bots.length) body.bots = botSeats;
+  const me = player.me;
+  if (me) {
+    // Signed in: the first human seat is the player's (its own token acts for it), the
+    // others must be bots (other people join through the lobby).
+    const humans = [...Array(players).keys()].filter((s) => !(String(s) in botSeats));
+    if (humans.length !== 1) {
+      showMessage("Signed in, you play one seat: make every other seat a bot.");
+      return;
+    }
+    delete body.bots;
+    delete body.players;
+    body.seats = [...Array(players).keys()].map((s) => (
+      String(s) in botSeats ? { bot: botSeats[String(s)] } : { player: me.id }));
+  }
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const button = $("create");
   button.disabled = true;
   try {
-    const created = await api.createMatch(body);
+    const created = await api.createMatch(body, me ? me.token : null);
     const tokens = new Map(created.seats.map((s) => [s.seat, s.token]));
+    if (me) tokens.set(body.seats.findIndex((s) => s.player === me.id), me.token);
     rememberTokens(created.matchId, created.game, tokens, bots);
     history.replaceState(null, "", `#match=${encodeURIComponent(created.matchId)}`);
     await startSession(created.matchId, created.game, tokens, new Set(bots));
@@ -573,8 +590,11 @@ function renderSeats() {
   for (let seat = 0; seat < count; seat += 1) {
     // Bot seats are public (state.bots: {"<seat>": kind}), also for a player who joined.
     const botKind = (state.bots || {})[String(seat)];
-    const who = session.tokens.has(seat) ? "played in this browser"
-      : botKind ? `${botKind} bot` : session.bots.has(seat) ? "bot" : "another player";
+    // A seat bound to a player shows its display name (MatchState.players).
+    const holder = (state.players || []).find((p) => p.seat === seat);
+    const named = holder && holder.name ? `${holder.name}, ` : "";
+    const who = named + (session.tokens.has(seat) ? "played in this browser"
+      : botKind ? `${botKind} bot` : session.bots.has(seat) ? "bot" : "another player");
     const active = state.activeSeats.includes(seat) ? " — to move" : "";
     const item = el("li", { "data-seat": seat }, el("span", { text: `${seatName(seat)}: ${who}${active}` }));
     const token = session.tokens.get(seat);
@@ -667,6 +687,7 @@ function leave() {
   main.dataset.phase = "setup";
   clearMessage();
   $("game").focus();
+  player.list();
 }
 
 // ------------------------------------------------------------------------------ start
@@ -696,8 +717,40 @@ function setupLanguage() {
   });
 }
 
+// ------------------------------------------------------------------------------ the player
+function showPlayer() {
+  const me = player.me;
+  $("sign-in-form").hidden = Boolean(me);
+  $("signed-in").hidden = !me;
+  if (me) $("player-shown").textContent = me.name;
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  clearMessage();
+  const name = $("player-name").value;
+  try {
+    await player.signIn(name);
+  } catch (error) {
+    showMessage(problemText(error));
+  }
+}
+
+/** Open one of the player's matches: its token acts for its seat. */
+async function openMine(item) {
+  const bots = item.players.filter((p) => p.bot).map((p) => p.seat);
+  const tokens = new Map([[item.seat, player.me.token]]);
+  rememberTokens(item.matchId, item.game, tokens, bots);
+  history.replaceState(null, "", `#match=${encodeURIComponent(item.matchId)}`);
+  await startSession(item.matchId, item.game, tokens, new Set(bots));
+}
+
 async function boot() {
   setupLanguage();
+  $("sign-in-form").addEventListener("submit", signIn);
+  $("sign-out").addEventListener("click", () => player.signOut());
+  showPlayer();
+  player.resume();
   $("create-form").addEventListener("submit", createMatch);
   $("join-form").addEventListener("submit", joinMatch);
   $("leave").addEventListener("click", leave);
