@@ -50,10 +50,17 @@ def test_every_operation(case: schemathesis.Case) -> None:
 def test_stateful_sequences(toy_game: None) -> None:
     """Create -> legal moves -> act (and reads) through the document's links; at least one
     generated sequence must get as far as a successful move."""
-    metrics = app.state.match_service.metrics
+    # An app of its own: what test_every_operation did to the shared one (its streams, its
+    # matches, the caps they hold) must not decide whether a sequence gets through.
+    fresh = make_app(sse_max_seconds=0.5)
+    machine_schema = schemathesis.openapi.from_asgi(
+        "/openapi.json", fresh, config=SchemathesisConfig.from_path(str(CONFIG))
+    )
+    st_seat_tokens.install(machine_schema)
+    metrics = fresh.state.match_service.metrics
     before = metrics.requests[("POST", "/v1/matches/{match_id}/actions", 200)]
     listed = metrics.requests[("GET", "/v1/me/matches", 200)]
-    schema.as_state_machine().run(
+    machine_schema.as_state_machine().run(
         settings=settings(
             max_examples=120,
             stateful_step_count=8,

@@ -3,7 +3,7 @@ and a cursor that neither repeats nor skips a match while others are created."""
 
 from __future__ import annotations
 
-from .conftest import Guest, Rig
+from .conftest import Guest, Rig, bearer
 
 
 def _ids(rig: Rig, guest: Guest, query: str = "") -> tuple[list[str], str | None]:
@@ -23,17 +23,18 @@ def _all(rig: Rig, guest: Guest, query: str = "?limit=2") -> list[str]:
 
 def test_items_name_the_seat_the_players_and_whose_turn_it_is(rig: Rig) -> None:
     alice = rig.guest("Alice")
-    match_id = rig.seated(alice.auth, [{"bot": "random"}, {"player": alice.id}])
+    # Alice in seat 0 moves first (toy), so the bot waits: nothing moves while we compare.
+    match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
     answer = rig.client.get("/v1/me/matches", headers=alice.auth)
     assert "Authorization" in answer.headers["vary"]
     (item,) = answer.json()["items"]
     state = rig.client.get(f"/v1/matches/{match_id}").json()
-    assert item["matchId"] == match_id and item["game"] == "toy" and item["seat"] == 1
-    assert item["players"] == [{"seat": 0, "name": None, "bot": "random"},
-                               {"seat": 1, "name": "Alice", "bot": None}]
-    assert item["version"] == state["version"] and item["status"] == "active"
-    assert item["activeSeats"] == state["activeSeats"]
-    assert item["yourTurn"] == (1 in state["activeSeats"])
+    assert item["matchId"] == match_id and item["game"] == "toy" and item["seat"] == 0
+    assert item["players"] == [{"seat": 0, "name": "Alice", "bot": None},
+                               {"seat": 1, "name": None, "bot": "random"}]
+    assert item["version"] == state["version"] == 0 and item["status"] == "active"
+    assert item["activeSeats"] == state["activeSeats"] == [0]
+    assert item["yourTurn"] is True
     assert item["url"] is None and item["updatedAt"].endswith("Z")
 
 
@@ -67,14 +68,15 @@ def test_other_players_matches_are_not_listed(rig: Rig) -> None:
 
 
 def test_status_and_turn_filters_read_each_match(rig: Rig) -> None:
-    alice = rig.guest()
-    # Toy: seat 0 draws first, so a match with Alice in seat 0 is her turn, seat 1 is not.
-    mine = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
-    theirs = rig.seated(alice.auth, [{"bot": "random"}, {"player": alice.id}])
-    states = {m: rig.client.get(f"/v1/matches/{m}").json() for m in (mine, theirs)}
-    expected = [m for m in (theirs, mine) if
-                states[m]["activeSeats"] == [0 if m == mine else 1]]
-    assert _all(rig, alice, "?limit=100&turn=mine") == expected
+    alice, bob = rig.guest("Alice"), rig.guest("Bob")
+    # The default app's key seats both guests; no bot, so nothing moves by itself. Toy:
+    # seat 0 draws first, so the match with Alice in seat 0 is her turn, the other is not.
+    key = rig.call(rig.players.apps.rotate_key, "app_default")
+    app = bearer(key)
+    mine = rig.seated(app, [{"player": alice.id}, {"player": bob.id}])
+    theirs = rig.seated(app, [{"player": bob.id}, {"player": alice.id}])
+    assert _all(rig, alice, "?limit=100&turn=mine") == [mine]
+    assert _all(rig, bob, "?limit=100&turn=mine") == [theirs]
     assert _all(rig, alice, "?limit=100&status=finished") == []
     assert set(_all(rig, alice, "?limit=100&status=active")) == {mine, theirs}
 

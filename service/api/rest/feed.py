@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
@@ -55,24 +54,29 @@ async def player_events(request: Request) -> Response:
 async def _until_stopping(
     events: AsyncGenerator[FeedItem | FeedReset, None], hub: LiveHub
 ) -> AsyncIterator[FeedItem | FeedReset]:
-    """``events`` until the replica stops (then ``Shutdown``), like the match streams."""
+    """``events`` until the replica stops (then ``Shutdown``), like the match streams. Each
+    step runs as a task of its own, so it is cancelled and awaited here on any exit (the
+    stream's deadline cancels the request): ``events`` is never left running."""
     stopping = asyncio.ensure_future(hub.stopped())
+    step: asyncio.Future[FeedItem | FeedReset] | None = None
     try:
         while True:
             step = asyncio.ensure_future(events.__anext__())
             done, _ = await asyncio.wait({step, stopping},
                                          return_when=asyncio.FIRST_COMPLETED)
             if step not in done:
-                step.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                    await step
                 raise Shutdown
             try:
-                yield step.result()
+                item = step.result()
             except StopAsyncIteration:
                 return
+            step = None
+            yield item
     finally:
         stopping.cancel()
+        if step is not None and not step.done():
+            step.cancel()
+            await asyncio.wait({step})
 
 
 async def _encoded(
