@@ -62,7 +62,10 @@ def test_stateful_sequences(toy_game: None) -> None:
     listed = metrics.requests[("GET", "/v1/me/matches", 200)]
     machine_schema.as_state_machine().run(
         settings=settings(
-            max_examples=120,
+            # 240: since issue 16 half the generated creations are of seated variants, most
+            # naming no player of ours (404): twice as many keep the anonymous sequences
+            # that reach a move as likely as before.
+            max_examples=240,
             stateful_step_count=8,
             deadline=None,
             derandomize=True,
