@@ -855,9 +855,16 @@ class RedisStore:
         return int(version), bytes(record)
 
     async def load_many(self, match_ids: Sequence[str]) -> list[tuple[int, bytes] | None]:
-        """``load`` of several matches in one pipeline (one round trip on a single node; on
-        a cluster one batch per node owning some, in parallel); None for a missing one."""
-        names = [self.key(match_id) for match_id in match_ids]
+        """``load`` of several matches in one pipeline (``_hmget_many``); None for a
+        missing one."""
+        replies = await self._hmget_many([self.key(m) for m in match_ids], "r")
+        return [None if version is None else (int(version), bytes(record))
+                for version, record in replies]
+
+    async def _hmget_many(self, names: Sequence[str], field: str) -> list[Any]:
+        """``HMGET name v <field>`` of every name in one pipeline: one round trip on a single
+        node; on a cluster the client sends one batch per node that owns some of the keys, in
+        parallel (counted once per node)."""
         if not names:
             return []
         nodes = len({self._owner(name) for name in names}) if self.is_cluster else 1
@@ -865,16 +872,14 @@ class RedisStore:
         async def call() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
             for name in names:
-                pipe.execute_command("HMGET", name, "v", "r")
+                pipe.execute_command("HMGET", name, "v", field)
             return list(await pipe.execute())
 
         async def attempt() -> list[Any]:
             self.round_trips += nodes
             return await self._send(call)
 
-        replies = await self._retrying(attempt)
-        return [None if version is None else (int(version), bytes(record))
-                for version, record in replies]
+        return await self._retrying(attempt)
 
     async def compare_and_set(
         self,
@@ -1020,24 +1025,7 @@ class RedisStore:
         return None if version is None else Doc(int(version), bytes(data))
 
     async def get_docs(self, keys: Sequence[str]) -> list[Doc | None]:
-        names = [self.doc_key(key) for key in keys]
-        if not names:
-            return []
-        # One pipeline: one round trip on a single node; on a cluster the client sends one
-        # batch per node that owns some of the keys, in parallel (counted once per node).
-        nodes = len({self._owner(name) for name in names}) if self.is_cluster else 1
-
-        async def call() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for name in names:
-                pipe.execute_command("HMGET", name, "v", "d")
-            return list(await pipe.execute())
-
-        async def attempt() -> list[Any]:
-            self.round_trips += nodes
-            return await self._send(call)
-
-        replies = await self._retrying(attempt)
+        replies = await self._hmget_many([self.doc_key(key) for key in keys], "d")
         return [
             None if version is None else Doc(int(version), bytes(data))
             for version, data in replies
