@@ -450,9 +450,9 @@ async def test_feed_and_match_watchers_share_the_pubsub_connections(backend: Bac
     await store.create(match_id, b"r0")
     gens = [store.watch_feed(k, 0) for k in keys for _ in range(2)]
     match_watch = store.watch(match_id, 0)
+    waits = [asyncio.ensure_future(anext(gen)) for gen in gens]
+    match_next = asyncio.ensure_future(anext(match_watch))
     try:
-        waits = [asyncio.ensure_future(anext(gen)) for gen in gens]
-        match_next = asyncio.ensure_future(anext(match_watch))
         await asyncio.gather(*(store.feed_append(k, "m", 1, [b"e"], now=0.0) for k in keys))
         assert await asyncio.wait_for(asyncio.gather(*waits), WAIT) == [1] * len(gens)
         assert await store.compare_and_set(match_id, 0, b"r1", b"e1")
@@ -462,6 +462,11 @@ async def test_feed_and_match_watchers_share_the_pubsub_connections(backend: Bac
         else:
             assert store.pubsub_connections == 0
     finally:
+        # A failed wait leaves the others running: stop them before closing their
+        # generators (else aclose() raises and hides the failure).
+        for task in [*waits, match_next]:
+            task.cancel()
+        await asyncio.gather(*waits, match_next, return_exceptions=True)
         for gen in gens:
             await gen.aclose()
         await match_watch.aclose()
