@@ -24,6 +24,7 @@ from service.api.logs import install as redact_logged_credentials
 from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
+from service.api.proxies import TrustedProxyHeaders
 from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.i18n import N_
@@ -76,9 +77,12 @@ class Settings:
     """A stream resumed at most this many versions behind gets each one; further behind,
     one snapshot of the current state."""
     stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS
+    """How long a stream ticket (``POST /v1/matches/{id}/stream-tickets``) is accepted."""
     jwt_audience: str = DEFAULT_AUDIENCE
     """The ``aud`` every app-signed JWT must carry (``--jwt-audience``)."""
-    """How long a stream ticket (``POST /v1/matches/{id}/stream-tickets``) is accepted."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Peers (addresses, CIDR ranges) whose ``X-Forwarded-For`` / ``-Proto`` (and
+    ``X-Request-Id``) are believed; none by default (``service.api.proxies``)."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -208,6 +212,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
                 await the_store.close()
 
     middleware = [
+        # First: everything after it sees the client's address (service.api.proxies).
+        Middleware(TrustedProxyHeaders, trusted=settings.trusted_proxies),
         Middleware(RequestMetrics, metrics=metrics),
         Middleware(Compression),  # zstd/br/gzip as accepted; SSE flushed per event (issue 15)
         Middleware(ContentLanguage),  # Content-Language and Vary on every answer

@@ -53,6 +53,17 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _trusted_proxies(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    from service.api.proxies import parse_trusted
+
+    if isinstance(value, tuple):
+        return value
+    try:
+        return parse_trusted(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not an address or CIDR range: {error}") from None
+
+
 def _seconds(value: str) -> float:
     number = float(value)
     if not number >= 0 or number == float("inf"):
@@ -96,6 +107,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         sse_max_seconds=args.sse_max_seconds or None,
         stream_ticket_seconds=args.stream_ticket_seconds,
         jwt_audience=args.jwt_audience,
+        trusted_proxies=args.trusted_proxies,
         max_watchers=args.max_watchers,
         max_watchers_per_client=args.max_watchers_per_client,
         resume_window=args.resume_window,
@@ -122,7 +134,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         log_level=args.log_level,
-        proxy_headers=True,
+        # Forwarded headers are read inside the app, from --trusted-proxies only
+        # (service.api.proxies): uvicorn's own reading trusts 127.0.0.1 by default.
+        proxy_headers=False,
         timeout_graceful_shutdown=5,
         # Sans-I/O websockets: no tasks of its own per connection, and a compression window
         # of 4 KiB instead of 32 KiB when compression is on (GraphQL subscriptions at scale,
@@ -440,6 +454,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--jwt-audience", default=_env("JWT_AUDIENCE", "skyline"),
         help="the `aud` every app-signed player JWT must carry (SKYLINE_JWT_AUDIENCE)",
+    )
+    serve.add_argument(
+        "--trusted-proxies", type=_trusted_proxies,
+        default=_env("TRUSTED_PROXIES", (), _trusted_proxies),
+        help="comma-separated addresses or CIDR ranges of the reverse proxies in front of "
+        "this server: only their X-Forwarded-For, X-Forwarded-Proto and X-Request-Id are "
+        "believed (SKYLINE_TRUSTED_PROXIES; none by default)",
     )
     serve.add_argument(
         "--max-watchers", type=_positive_int,
