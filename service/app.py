@@ -58,6 +58,9 @@ class Settings:
     redis_max_connections: int = 64
     """Command connections to Redis (per node on a cluster); watchers use one pub/sub
     connection per node besides."""
+    allow_evicting_redis: bool = False
+    """Start on a Redis whose ``maxmemory-policy`` evicts keys (``--allow-evicting-redis``;
+    checked by ``skyline serve`` before the app is built: ``cli.check_redis_memory_policy``)."""
     data_dir: str = DEFAULT_DATA_DIR
     """The embedded store's folder (used without Redis); ``":memory:"``: nothing kept."""
     cors_origins: tuple[str, ...] = ()

@@ -99,6 +99,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_cluster=args.redis_cluster or None,
         redis_prefix=args.redis_prefix,
         redis_max_connections=args.redis_max_connections,
+        allow_evicting_redis=args.allow_evicting_redis,
         data_dir=args.data_dir,
         cors_origins=origins,
         ttl_finished=args.ttl_finished,
@@ -116,6 +117,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     )
     from service.store import StoreFileError
 
+    refused = check_redis_memory_policy(args)
+    if refused is not None:
+        return refused
     if settings.redis_cluster:
         where = "redis cluster"
     elif settings.redis_url:
@@ -184,6 +188,9 @@ def _cmd_worker(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    refused = check_redis_memory_policy(args)
+    if refused is not None:
+        return refused
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s %(message)s")
 
     async def main() -> None:
@@ -211,6 +218,78 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
     asyncio.run(main())
     return 0
+
+
+EVICTING_REFUSED = """\
+{command}: refusing to start: Redis evicts keys when it is full (maxmemory-policy {policy} on
+{nodes}). Under an allkeys-* policy any key may go, under volatile-* any key with a TTL --
+every match has one -- so live matches would vanish silently. Set
+`maxmemory-policy noeviction` (a full Redis then refuses writes: 503 store_full, nothing
+lost; deploy/README.md, Redis notes), or pass --allow-evicting-redis
+(SKYLINE_ALLOW_EVICTING_REDIS=1) to run anyway."""
+
+EVICTING_ALLOWED = """\
+{command}: WARNING: Redis EVICTS keys when it is full (maxmemory-policy {policy} on {nodes}):
+LIVE MATCHES MAY VANISH WITHOUT A TRACE once it reaches maxmemory. Running anyway because of
+--allow-evicting-redis; set `maxmemory-policy noeviction` to be safe."""
+
+
+def check_redis_memory_policy(args: argparse.Namespace) -> int | None:
+    """Before ``serve`` or ``worker`` starts on Redis: read every node's
+    ``maxmemory-policy`` and refuse an evicting one (exit status 2, the reason on stderr)
+    unless ``--allow-evicting-redis``, then warn loudly. Where it cannot be read (``CONFIG``
+    disabled, renamed or denied; Redis not answering yet) say so and start. None: start."""
+    if not (args.redis_url or args.redis_cluster):
+        return None
+    from service.store import RedisStore, StoreUnavailable, open_store
+    from service.store.redis import evicting
+
+    command = f"skyline {args.command}"
+
+    async def policies() -> dict[str, str | None]:
+        store = open_store(args.redis_url or None, args.redis_cluster or None,
+                           args.redis_prefix, redis_max_connections=1)
+        assert isinstance(store, RedisStore)
+        try:
+            return await store.eviction_policies()
+        finally:
+            await store.close()
+
+    try:
+        found = asyncio.run(policies())
+    except StoreUnavailable as exc:
+        print(f"{command}: WARNING: could not check Redis' maxmemory-policy, Redis does not "
+              f"answer now ({exc}); make sure it is noeviction (deploy/README.md)",
+              file=sys.stderr, flush=True)
+        return None
+    unknown = sorted(node for node, policy in found.items() if policy is None)
+    if unknown:
+        print(f"{command}: WARNING: could not check maxmemory-policy on {', '.join(unknown)} "
+              "(CONFIG GET is disabled, renamed or not permitted); make sure it is "
+              "noeviction, or live matches may vanish when Redis is full (deploy/README.md)",
+              file=sys.stderr, flush=True)
+    bad = {node: policy for node, policy in found.items() if policy and evicting(policy)}
+    if not bad:
+        return None
+    text = dict(
+        command=command, policy=", ".join(sorted(set(bad.values()))),
+        nodes=", ".join(sorted(bad)),
+    )
+    if not args.allow_evicting_redis:
+        print(EVICTING_REFUSED.format(**text), file=sys.stderr, flush=True)
+        return 2
+    print(EVICTING_ALLOWED.format(**text), file=sys.stderr, flush=True)
+    return None
+
+
+def _add_policy_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-evicting-redis", action="store_true",
+        default=_env("ALLOW_EVICTING_REDIS", False, _flag),
+        help="start even when Redis' maxmemory-policy evicts keys (allkeys-*, volatile-*), "
+        "which loses live matches silently once Redis is full; refused by default "
+        "(SKYLINE_ALLOW_EVICTING_REDIS)",
+    )
 
 
 def _budget(value: str) -> Any:
@@ -493,6 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Redis run `skyline worker` processes instead) (SKYLINE_WORKER)",
     )
     _add_bot_flags(serve, "--worker-concurrency")
+    _add_policy_flag(serve)
     serve.set_defaults(handler=_cmd_serve)
 
     worker = commands.add_parser(
@@ -520,6 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--log-level", default=_env("LOG_LEVEL", "info"),
                         help="SKYLINE_LOG_LEVEL")
+    _add_policy_flag(worker)
     worker.set_defaults(handler=_cmd_worker)
 
     export = commands.add_parser(

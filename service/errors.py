@@ -76,6 +76,7 @@ CODES: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, N_("Too many event streams")),
     "busy": (503, N_("Too much contention")),
     "store_unavailable": (503, N_("Store unavailable")),
+    "store_full": (503, N_("Store full")),
     "rules_version_unavailable": (503, N_("Rules version unavailable")),
     "replica_full": (503, N_("Server full")),
     "internal": (500, N_("Internal error")),

@@ -28,9 +28,11 @@ _JWT = (
 )
 _CREDENTIALS = (
     "unauthorized", "credential_revoked", "bad_name", *_JWT, "busy", "store_unavailable",
+    "store_full",
 )
 """What checking a bearer credential may answer: a JWT signs its user in (its name is
-checked, its player written: ``busy``, ``store_unavailable``)."""
+checked, its player written: ``busy``, ``store_unavailable``, ``store_full``). So every
+operation that writes (a match, a player) lists ``store_full``."""
 _PLAYER = _CREDENTIALS
 _READ = (
     *_CREDENTIALS, "match_not_found", "rules_version_retired", "rules_version_unavailable",
@@ -59,7 +61,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "createStreamTicket": (*_READ, "forbidden"),
     "getBoardSvg": ("malformed", *_READ, "bad_highlight", "no_picture"),
     "createPlayer": (*_BODY, "bad_name", "unknown_app", "guests_disabled", "busy",
-                     "store_unavailable"),
+                     "store_unavailable", "store_full"),
     "getMe": _PLAYER,
     "deleteMe": (*_PLAYER, "forbidden"),
     "listMyMatches": (*_PLAYER, "malformed"),

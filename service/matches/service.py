@@ -113,7 +113,8 @@ class MatchService:
 
     def live_figures(self) -> list[LiveFigure]:
         """The live side's figures for ``/metrics``: watchers, watched matches, pub/sub
-        connections, wake-ups, deliveries, resumes by kind and refused streams."""
+        connections, wake-ups, deliveries, resumes by kind and refused streams; and the
+        writes a full store refused."""
         hub, watching = self.hub, self.watching
         pubsub = float(getattr(self.store, "pubsub_connections", 0))
         figures: list[LiveFigure] = [
@@ -133,6 +134,10 @@ class MatchService:
              "Store watches of watched matches started again after the store failed (the "
              "streams stay open; only a lasting outage ends them).", {},
              float(getattr(hub, "watch_retries", 0))),
+            ("skyline_store_full_total", "counter",
+             "Writes the store refused for want of room (Redis at maxmemory under "
+             "noeviction, a full disk under the embedded store), each answered 503 "
+             "store_full.", {}, float(getattr(self.store, "full_refusals", 0))),
         ]
         for kind, count in sorted(watching.resumes.items()):
             figures.append(("skyline_live_resumes_total", "counter",

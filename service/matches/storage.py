@@ -2,7 +2,8 @@
 
 ``MatchStorage`` is the one place that talks to the ``MatchStore``: it decodes records
 (``records.py``), applies the TTLs, and turns the store's failures into ``ApiError``s
-(``store_unavailable`` with ``retryAfter``, ``match_not_found``).
+(``store_unavailable`` with ``retryAfter``, ``store_full`` when it refuses a write for want
+of room, ``match_not_found``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from service import games
 from service.errors import ApiError
 from service.i18n import N_, T
 from service.metrics import Metrics
-from service.store import LogEntry, MatchExists, MatchNotFound, MatchStore, StoreUnavailable
+from service.store import (
+    LogEntry,
+    MatchExists,
+    MatchNotFound,
+    MatchStore,
+    StoreFull,
+    StoreUnavailable,
+)
 
 from . import logdict
 from .records import LogRecord, MatchRecord, OutdatedRecord, checkpointed
@@ -33,6 +41,10 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 the store, where braces would break the Redis Cluster hash tag)."""
 
 RETRY_AFTER_SECONDS = 1
+FULL_RETRY_AFTER_SECONDS = 30
+"""``Retry-After`` of ``503 store_full``: room comes back when matches expire or the operator
+adds memory or disk -- not within a second, and a second's retries from every client would
+only add load to a store that refuses them all."""
 
 
 def busy(detail: str = N_("Too many concurrent writes to this match; retry.")) -> ApiError:
@@ -230,6 +242,11 @@ class MatchStorage:
     async def guard(self, call: Awaitable[Result]) -> Result:
         try:
             return await call
+        except StoreFull:
+            raise ApiError.of(
+                "store_full", "The match store is full and refuses new writes; retry later.",
+                retryAfter=FULL_RETRY_AFTER_SECONDS,
+            ) from None
         except StoreUnavailable:
             raise ApiError.of(
                 "store_unavailable", "The match store is unavailable; retry shortly.",

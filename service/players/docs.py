@@ -1,5 +1,6 @@
 """Reading and writing the player layer's documents: a store failure is 503
-``store_unavailable`` (like a match's), and every change is a compare-and-set retried on a
+``store_unavailable`` (like a match's; ``store_full`` when it refuses a write for want of
+room), and every change is a compare-and-set retried on a
 lost race, so two replicas changing one document never lose either change."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from service.errors import ApiError
-from service.store import Doc, DocStore, StoreUnavailable
+from service.matches.storage import FULL_RETRY_AFTER_SECONDS
+from service.store import Doc, DocStore, StoreFull, StoreUnavailable
 
 T = TypeVar("T")
 MAX_ATTEMPTS = 16
@@ -18,6 +20,11 @@ RETRY_AFTER_SECONDS = 1
 async def guard(call: Awaitable[T]) -> T:
     try:
         return await call
+    except StoreFull:
+        raise ApiError.of(
+            "store_full", "The store is full and refuses new writes; retry later.",
+            retryAfter=FULL_RETRY_AFTER_SECONDS,
+        ) from None
     except StoreUnavailable:
         raise ApiError.of(
             "store_unavailable", "The store is not answering; retry shortly.",

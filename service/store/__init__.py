@@ -22,6 +22,7 @@ from .base import (
     MatchExists,
     MatchNotFound,
     MatchStore,
+    StoreFull,
     StoreUnavailable,
     write_tag,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "RedisStore",
     "SqliteStore",
     "StoreFileError",
+    "StoreFull",
     "StoreInUse",
     "StoreUnavailable",
     "open_store",

@@ -65,9 +65,12 @@ atomic step:
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
-from collections.abc import AsyncGenerator, Sequence
+import threading
+import time
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -85,6 +88,66 @@ class StoreUnavailable(ConnectionError):
 
     For a write this means *outcome unknown*: repeat the same call (same ``write_id``) to
     learn whether it landed; the write ids make that repeat safe."""
+
+
+class StoreFull(StoreUnavailable):
+    """The store refused a write for want of room: Redis at ``maxmemory`` under the
+    ``noeviction`` policy (``OOM command not allowed``), SQLite on a full disk
+    (``SQLITE_FULL``). Nothing of the refused write landed (a Redis script is refused at its
+    first write, a SQLite transaction is rolled back), reads still work, and the same call
+    may succeed once room is made (keys expire, the operator adds memory or disk).
+
+    A ``StoreUnavailable``: code that knows only that one treats a full store as an outage
+    (a 503, a bot worker that pauses); the service answers it as ``503 store_full``."""
+
+
+FULL_REPORT_INTERVAL = 60.0
+"""Seconds between two log warnings about a full store (each names how many writes were
+refused since the one before)."""
+
+
+class FullReports:
+    """Counts the writes a store refused for want of room (``count``, exposed on
+    ``/metrics``) and logs a warning at most once per ``interval`` seconds, however many
+    writes are refused: a full store refuses every write, and one line per refusal would fill
+    the logs (and the disk) too. Thread-safe (the SQLite store refuses on its own thread)."""
+
+    def __init__(
+        self, logger: logging.Logger, what: str, *, interval: float = FULL_REPORT_INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.logger = logger
+        self.what = what
+        self.interval = interval
+        self.clock = clock
+        self.count = 0
+        """Writes refused so far."""
+        self.reports = 0
+        """Warnings logged so far."""
+        self._reported = 0
+        self._last: float | None = None
+        self._lock = threading.Lock()
+
+    def refused(self, reason: object) -> StoreFull:
+        """Count one refused write and return the ``StoreFull`` to raise; log a warning when
+        none was logged in the last ``interval`` seconds."""
+        refused = 0
+        with self._lock:
+            self.count += 1
+            now = self.clock()
+            due = self._last is None or now - self._last >= self.interval
+            if due:
+                self._last = now
+                refused, self._reported = self.count - self._reported, self.count
+                self.reports += 1
+        if due:
+            self.logger.warning(
+                "%s is full: %d write(s) refused since the last report (%s); answering 503 "
+                "store_full until room is made (at most one such warning per %g s; "
+                "skyline_store_full_total counts them all)",
+                self.what, refused, reason, self.interval,
+            )
+        return StoreFull(f"{self.what} is full: {reason}")
 
 
 WRITE_TAG_BYTES = 4

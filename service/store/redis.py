@@ -75,6 +75,14 @@ A down server fails fast: the connect timeout is short and, once one call has sp
 budget without success (``known_down``), later calls make a single attempt -- each request
 gets its 503 at once -- until one succeeds again.
 
+A server at ``maxmemory`` under ``noeviction`` refuses writes with ``OOM command not
+allowed``: that raises ``StoreFull`` (a ``StoreUnavailable``) at once, without retrying and
+without marking the store down (it answers; reads and ``PING`` still work, so readiness stays
+green). A script is refused at its first write, so nothing of the refused write landed.
+``full_refusals`` counts them; one warning per minute is logged (``base.FullReports``). An
+evicting ``maxmemory-policy`` would instead drop live matches silently: ``eviction_policies()``
+reads it (``CONFIG GET``) so that ``skyline serve`` / ``worker`` can refuse to start on one.
+
 A retried write is safe because every write carries a write id (see ``base.py``): the
 caller's ``write_id=`` or a random one generated per call; the log keeps its 4-byte tag. If
 the script ran but its reply was lost, the retry finds version ``expected + 1`` in the log
@@ -203,6 +211,7 @@ from redis.exceptions import (
     ClusterError,
     MasterDownError,
     NoScriptError,
+    OutOfMemoryError,
     ReadOnlyError,
     RedisClusterException,
     RedisError,
@@ -222,6 +231,7 @@ from .base import (
     DueSignal,
     FeedItem,
     FeedPage,
+    FullReports,
     LogEntry,
     MatchExists,
     MatchNotFound,
@@ -236,7 +246,7 @@ from .base import (
 )
 from .redis_wakeups import SINGLE_NODE, Wakeups
 
-__all__ = ["DEFAULT_MAX_CONNECTIONS", "RedisStore"]
+__all__ = ["DEFAULT_MAX_CONNECTIONS", "EVICTING_POLICY_PREFIXES", "RedisStore", "evicting"]
 
 log = logging.getLogger("skyline.store")
 
@@ -609,6 +619,8 @@ class RedisStore:
         self._completed = 0  # commands that got their answer (or failed): queue progress
         #: Set when a call spent its retry budget; cleared by the next success.
         self.known_down = False
+        #: Writes Redis refused at ``maxmemory`` (``StoreFull``), logged once a minute.
+        self.full = FullReports(log, "Redis (maxmemory reached)")
         self.script_loads = 0
         self._create = _Script(client, _CREATE)
         self._cas = _Script(client, _CAS)
@@ -618,6 +630,11 @@ class RedisStore:
         self._feed_append = _Script(client, _FEED_APPEND)
         self._feed_read = _Script(client, _FEED_READ)
         self._due_group_ready = False
+
+    @property
+    def full_refusals(self) -> int:
+        """Writes Redis refused so far because it reached ``maxmemory`` (``StoreFull``)."""
+        return self.full.count
 
     @property
     def completed_commands(self) -> int:
@@ -758,6 +775,14 @@ class RedisStore:
                     raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
                 await asyncio.sleep(pause)
                 delay = min(delay * 2, self.backoff_cap)
+            except ResponseError as exc:  # after _TRANSIENT: some of those are replies too
+                if _out_of_memory(exc):
+                    self.known_down = False  # it answered
+                    # Full, not down: the server answers, and refused the write before it
+                    # changed anything (a script is refused at its first write). Not retried:
+                    # memory is freed by expiries or the operator, not in milliseconds.
+                    raise self.full.refused(exc) from exc
+                raise
             else:
                 self.known_down = False
                 return result
@@ -1230,6 +1255,42 @@ class RedisStore:
 
             await self._retrying(load)
 
+    async def eviction_policies(self) -> dict[str, str | None]:
+        """The ``maxmemory-policy`` of every node (``CONFIG GET``): node name -> policy, None
+        where the node refuses ``CONFIG`` (disabled or renamed, as on most managed Redis, or
+        denied to this ACL user). On a cluster every node the client knows is asked: every
+        primary, and the replicas ``CLUSTER SLOTS`` lists (a replica that takes over keeps
+        its own setting; Redis lists a replica there once it has replicated data). Raises
+        ``StoreUnavailable`` when Redis does not answer."""
+        client = self.client
+        if isinstance(client, RedisCluster):
+            cluster = client
+            await self._retrying(lambda: self._send(cluster.initialize))
+            nodes: list[tuple[str, Any]] = [(n.name, n) for n in cluster.get_nodes()]
+        else:
+            kwargs = client.connection_pool.connection_kwargs
+            nodes = [(f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
+                      if "path" not in kwargs else str(kwargs["path"]), None)]
+        policies: dict[str, str | None] = {}
+        args = ("CONFIG", "GET", "maxmemory-policy")
+        for name, node in nodes:
+
+            async def ask(node: Any = node) -> Any:
+                self.round_trips += 1
+                if node is None:
+                    return await self._send(lambda: client.execute_command(*args))
+                return await self._send(
+                    lambda: cast(RedisCluster, client).execute_command(*args, target_nodes=node)
+                )
+
+            try:
+                reply = await self._retrying(ask)
+            except ResponseError:  # unknown command (disabled, renamed), NOPERM
+                policies[name] = None
+                continue
+            policies[name] = _config_value(reply, "maxmemory-policy")
+        return policies
+
     async def ping(self) -> bool:
         try:
             self.round_trips += 1
@@ -1240,6 +1301,39 @@ class RedisStore:
     async def close(self) -> None:
         await self._wakeups.aclose()
         await self.client.aclose()
+
+
+EVICTING_POLICY_PREFIXES = ("allkeys-", "volatile-")
+"""``maxmemory-policy`` values that evict keys at ``maxmemory``: ``allkeys-*`` any key,
+``volatile-*`` keys with a TTL -- which every match has (``--ttl-idle``, ``--ttl-finished``),
+so both lose live matches silently. ``noeviction`` refuses writes instead (503
+``store_full``)."""
+
+
+def evicting(policy: str) -> bool:
+    """Whether Redis evicts keys under ``policy`` (``maxmemory-policy``)."""
+    return policy.strip().lower().startswith(EVICTING_POLICY_PREFIXES)
+
+
+def _config_value(reply: Any, name: str) -> str | None:
+    """The value of ``name`` in a ``CONFIG GET`` reply (a dict, or a flat list of pairs)."""
+    if isinstance(reply, dict):
+        pairs = list(reply.items())
+    elif isinstance(reply, (list, tuple)):
+        pairs = list(zip(reply[::2], reply[1::2], strict=False))
+    else:
+        return None
+    for key, value in pairs:
+        if _text(key) == name:
+            return _text(value)
+    return None
+
+
+def _out_of_memory(exc: ResponseError) -> bool:
+    """Whether Redis refused a command at ``maxmemory`` (``-OOM command not allowed when used
+    memory > 'maxmemory'``; redis-py raises ``OutOfMemoryError``, older servers wrap it in a
+    script error)."""
+    return isinstance(exc, OutOfMemoryError) or "OOM command not allowed" in str(exc)
 
 
 async def _guard(call: Awaitable[T]) -> T:

@@ -77,7 +77,9 @@ several replicas on Redis instead. ``close()`` releases the lock; the lock file 
 
 Errors at run time (disk full, I/O error, read-only or locked database, a file damaged
 under us) roll back and raise ``StoreUnavailable`` (HTTP 503): the write did not land, and a
-retry with the same write id is safe as everywhere.
+retry with the same write id is safe as everywhere. A full disk (``SQLITE_FULL``) raises
+its subclass ``StoreFull`` (HTTP 503 ``store_full``), counted in ``full_refusals`` and logged
+at most once a minute.
 
 TTL and wake-ups
 ----------------
@@ -118,6 +120,7 @@ from .base import (
     DueSignal,
     FeedItem,
     FeedPage,
+    FullReports,
     LogEntry,
     MatchExists,
     MatchNotFound,
@@ -340,6 +343,9 @@ class SqliteStore:
         #: ``wakeups`` counts the matches whose watchers a write woke.
         self.pubsub_connections = 0
         self.wakeups = 0
+        #: Writes refused on a full disk (``SQLITE_FULL``: ``StoreFull``), logged once a
+        #: minute.
+        self.full = FullReports(log, f"The SQLite store {self.path} (disk full)")
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         try:
             self._conn = self._open(max_pages)
@@ -351,6 +357,11 @@ class SqliteStore:
             daemon=True,
         )
         self._thread.start()
+
+    @property
+    def full_refusals(self) -> int:
+        """Writes refused so far because the disk (or ``max_pages``) is full."""
+        return self.full.count
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -627,6 +638,9 @@ class SqliteStore:
         if isinstance(exc, _BUGS):
             return exc
         name = getattr(exc, "sqlite_errorname", "") or type(exc).__name__
+        if name.startswith("SQLITE_FULL"):
+            # Rolled back: nothing of the write landed. Counted, logged once a minute.
+            return self.full.refused(f"{name}: {exc}")
         if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
             log.error("SQLite store %s is damaged: %s: %s", self.path, name, exc)
         else:

@@ -231,7 +231,7 @@ class BotWorker:
                     continue  # someone moved meanwhile: reload and think again
                 if error.code in ("match_not_found", "match_finished"):
                     return True
-                if error.code == "store_unavailable":
+                if error.code in ("store_unavailable", "store_full"):
                     await self._pause()
                     return False
                 log.error("worker: bot seat %s of %s refused: %s", seat, match_id, error)

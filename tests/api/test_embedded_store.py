@@ -63,6 +63,8 @@ def test_a_second_server_on_the_same_folder_is_refused(
 
 
 def test_a_full_disk_is_503_with_retry_after_and_nothing_half_written(tmp_path: Path) -> None:
+    """A write SQLite refuses for want of room (SQLITE_FULL) is 503 ``store_full`` (issue
+    20, item 3: the same answer as a full Redis), counted on /metrics; /readyz stays green."""
     store = SqliteStore(tmp_path / DEFAULT_FILENAME)
     with TestClient(create_app(store)) as client:
         matches = []
@@ -87,8 +89,11 @@ def test_a_full_disk_is_503_with_retry_after_and_nothing_half_written(tmp_path: 
                 break
         assert refused is not None, "the capped file never filled up"
         assert refused.status_code == 503
-        assert refused.json()["code"] == "store_unavailable"
-        assert refused.headers["Retry-After"] == "1"
+        assert refused.json()["code"] == "store_full"
+        assert refused.headers["Retry-After"] == "30"
+        assert "\nskyline_store_full_total 1\n" in client.get("/metrics").text
+        assert store.full_refusals == 1
+        assert client.get("/readyz").status_code == 200
         after = client.get(url).json()
         assert after["version"] == state["version"]  # nothing of the refused move landed
         log = client.get(f"{url}/log", headers=auth).json()

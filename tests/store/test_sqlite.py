@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from service.store import LogEntry, MatchExists, MatchNotFound, StoreUnavailable, write_tag
+from service.store import (
+    LogEntry,
+    MatchExists,
+    MatchNotFound,
+    StoreFull,
+    StoreUnavailable,
+    write_tag,
+)
 from service.store.sqlite import APPLICATION_ID, SqliteStore, StoreFileError
 
 from .conftest import FakeClock
@@ -310,8 +317,9 @@ def test_an_unwritable_folder_is_refused(tmp_path: Path) -> None:
 async def test_a_full_disk_fails_the_write_and_leaves_the_match_as_it_was(
     tmp_path: Path, big: str
 ) -> None:
-    """A CAS that cannot fit raises StoreUnavailable and writes nothing (the record update
-    before the log insert is rolled back); the same call succeeds once there is room."""
+    """A CAS that cannot fit raises StoreFull (a StoreUnavailable) and writes nothing (the
+    record update before the log insert is rolled back); the same call succeeds once there
+    is room."""
     store = SqliteStore(tmp_path / "s.sqlite3", clock=FakeClock())
     m = mid()
     try:
@@ -322,10 +330,11 @@ async def test_a_full_disk_fails_the_write_and_leaves_the_match_as_it_was(
         payload = os.urandom(1 << 20)
         record, entry = (payload, b"e2") if big == "record" else (b"r2", payload)
         for _ in range(2):  # and the retry, as a caller that got a 503 would
-            with pytest.raises(StoreUnavailable, match="SQLITE_FULL"):
+            with pytest.raises(StoreFull, match="SQLITE_FULL"):
                 await store.compare_and_set(m, 1, record, entry, write_id="w-2")
-        with pytest.raises(StoreUnavailable):
+        with pytest.raises(StoreFull):
             await store.create(mid(), payload)
+        assert store.full_refusals == 3
         assert await store.load(m) == (1, b"r1")
         assert await store.log(m) == [LogEntry(1, b"e1", write_tag("w-1"))]
         assert [s.match_id for s in await store.claim_due("w", block_ms=0)] == [m]
