@@ -93,8 +93,23 @@ class BodyLimit:
         )
 
 
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""Methods that are metric labels as they are; any other method string is ``other``."""
+OTHER_METHOD = "other"
+UNMATCHED_ROUTE = "unmatched"
+"""The one route label of every path no route matches."""
+
+
+def method_label(method: str) -> str:
+    """A bounded label: a known method, else ``other`` (a client may send any token)."""
+    return method if method in KNOWN_METHODS else OTHER_METHOD
+
+
 class RequestMetrics:
-    """Count requests by method, route template and status; time them by route."""
+    """Count requests by method, route template and status; time them by route.
+
+    Labels come from bounded sets only (issue 20): the known methods (else ``other``) and
+    the app's route templates (else ``unmatched``), so no client can grow ``/metrics``."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
@@ -117,7 +132,7 @@ class RequestMetrics:
             await self.app(scope, receive, recording_send)
         finally:
             route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
+            template = getattr(route, "path", None) or UNMATCHED_ROUTE
             self.metrics.observe_request(
-                scope["method"], template, status, time.perf_counter() - started
+                method_label(scope["method"]), template, status, time.perf_counter() - started
             )
