@@ -16,6 +16,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp
 
 from service.api.compression import Compression
 from service.api.graphql import graphql_routes
@@ -25,6 +26,7 @@ from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
+from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.i18n import N_
@@ -107,6 +109,7 @@ EXPOSED_HEADERS = (
     # RateLimit-Limit / -Remaining / -Reset trio).
     "RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining",
     "RateLimit-Reset",
+    "X-Request-Id",  # every answer's id (service.api.request_ids, issue 20)
 )
 """Response headers browser code may read on a cross-origin answer."""
 
@@ -147,6 +150,16 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     response.headers["Content-Language"] = lang
     response.headers["Vary"] = "Accept-Language"
     return response
+
+
+class SkylineApp(Starlette):
+    """Starlette with ``RequestIds`` outside its whole stack, error middleware included: a
+    500 from any middleware, a 404 and a 405 carry the request id too."""
+
+    trusted_proxies: tuple[str, ...] = ()
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestIds(super().build_middleware_stack(), trusted=self.trusted_proxies)
 
 
 def create_app(store: MatchStore | None = None, *, settings: Settings | None = None) -> Starlette:
@@ -230,7 +243,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ),
         Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
     ]
-    app = Starlette(
+    app = SkylineApp(
         routes=routes,
         middleware=middleware,
         exception_handlers={
@@ -240,6 +253,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         },
         lifespan=lifespan,
     )
+    app.trusted_proxies = settings.trusted_proxies
     app.state.match_service = match_service
     app.state.player_service = player_service
     app.state.store = the_store

@@ -90,6 +90,7 @@ def _env(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from service.api.logs import serve_log_config
     from service.api.serving import StreamAwareServer, tune_collector
     from service.app import Settings, create_app
 
@@ -134,6 +135,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        log_config=serve_log_config(),  # access lines name the request id (issue 20)
         # Forwarded headers are read inside the app, from --trusted-proxies only
         # (service.api.proxies): uvicorn's own reading trusts 127.0.0.1 by default.
         proxy_headers=False,

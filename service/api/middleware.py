@@ -12,6 +12,7 @@ from service.i18n import T
 from service.metrics import Metrics
 
 from .languages import lang_of_scope
+from .problems import problem_body
 
 
 class _TooLarge(Exception):
@@ -19,7 +20,7 @@ class _TooLarge(Exception):
 
 
 async def _send_problem(send: Send, error: ApiError, scope: Scope | None = None) -> None:
-    body = json.dumps(error.to_json(lang_of_scope(scope) if scope else "en")).encode()
+    body = json.dumps(problem_body(error, lang_of_scope(scope) if scope else "en")).encode()
     await send({
         "type": "http.response.start",
         "status": error.status,
