@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
@@ -85,6 +85,12 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     """Peers (addresses, CIDR ranges) whose ``X-Forwarded-For`` / ``-Proto`` (and
     ``X-Request-Id``) are believed; none by default (``service.api.proxies``)."""
+    header_timeout: float | None = 10.0
+    """Seconds ``skyline serve`` gives a client to send a request's line and headers (past
+    them: 408, connection closed; ``service.api.serving``); None: no limit."""
+    body_timeout: float | None = 30.0
+    """Seconds ``skyline serve`` gives a client to send a request's body once its headers
+    are in; None: no limit."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -141,6 +147,12 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ClientDisconnect):
+        # The client left (or was cut for sending too slowly, service.api.serving) before its
+        # request was read: nothing to answer, no error of ours.
+        log.info("client gone before its request was read: %s %s", request.method,
+                 request.url.path)
+        return Response(status_code=400)  # never sent: the connection is closed
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     # Sent by Starlette's outermost middleware: the language headers are set here.
     lang = lang_of(request)

@@ -11,12 +11,14 @@ a WebSocket handshake carry it too. While a request is handled the id is in
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from collections.abc import Iterable, MutableMapping
 from contextvars import ContextVar
 from typing import Any, Final
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .proxies import TrustedProxies, from_trusted_proxy, mark_peer
@@ -90,7 +92,10 @@ class RequestIds:
             await send(message)
 
         token = current_request_id.set(request_id)
-        await self.app(scope, receive, send_with_id)
+        # A client gone before its request was read: logged (``app._unexpected``), and the
+        # server has nobody to answer.
+        with contextlib.suppress(ClientDisconnect):
+            await self.app(scope, receive, send_with_id)
         # Reset only on the way out of a handled request: when an error escapes, the server's
         # own log line about it still names the id (the request's task ends with it).
         current_request_id.reset(token)
