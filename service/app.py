@@ -13,9 +13,10 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp
 
 from service.api.compression import Compression
 from service.api.graphql import graphql_routes
@@ -25,6 +26,7 @@ from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
+from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.i18n import N_
@@ -86,6 +88,12 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     """Peers (addresses, CIDR ranges) whose ``X-Forwarded-For`` / ``-Proto`` (and
     ``X-Request-Id``) are believed; none by default (``service.api.proxies``)."""
+    header_timeout: float | None = 10.0
+    """Seconds ``skyline serve`` gives a client to send a request's line and headers (past
+    them: 408, connection closed; ``service.api.serving``); None: no limit."""
+    body_timeout: float | None = 30.0
+    """Seconds ``skyline serve`` gives a client to send a request's body once its headers
+    are in; None: no limit."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -110,6 +118,7 @@ EXPOSED_HEADERS = (
     # RateLimit-Limit / -Remaining / -Reset trio).
     "RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining",
     "RateLimit-Reset",
+    "X-Request-Id",  # every answer's id (service.api.request_ids, issue 20)
 )
 """Response headers browser code may read on a cross-origin answer."""
 
@@ -141,6 +150,12 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ClientDisconnect):
+        # The client left (or was cut for sending too slowly, service.api.serving) before its
+        # request was read: nothing to answer, no error of ours.
+        log.info("client gone before its request was read: %s %s", request.method,
+                 request.url.path)
+        return Response(status_code=400)  # never sent: the connection is closed
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     # Sent by Starlette's outermost middleware: the language headers are set here.
     lang = lang_of(request)
@@ -150,6 +165,16 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     response.headers["Content-Language"] = lang
     response.headers["Vary"] = "Accept-Language"
     return response
+
+
+class SkylineApp(Starlette):
+    """Starlette with ``RequestIds`` outside its whole stack, error middleware included: a
+    500 from any middleware, a 404 and a 405 carry the request id too."""
+
+    trusted_proxies: tuple[str, ...] = ()
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestIds(super().build_middleware_stack(), trusted=self.trusted_proxies)
 
 
 def create_app(store: MatchStore | None = None, *, settings: Settings | None = None) -> Starlette:
@@ -233,7 +258,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ),
         Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
     ]
-    app = Starlette(
+    app = SkylineApp(
         routes=routes,
         middleware=middleware,
         exception_handlers={
@@ -243,6 +268,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         },
         lifespan=lifespan,
     )
+    app.trusted_proxies = settings.trusted_proxies
     app.state.match_service = match_service
     app.state.player_service = player_service
     app.state.store = the_store

@@ -23,6 +23,8 @@ from service.live import (
     DEFAULT_RESUME_WINDOW,
 )
 
+DEFAULT_HEADER_TIMEOUT = 10.0  # service.api.serving (not imported here: uvicorn loads late)
+DEFAULT_BODY_TIMEOUT = 30.0
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = Path("openapi") / "openapi.json"
 GRAPHQL_PATH = Path("schema.graphql")
@@ -90,7 +92,8 @@ def _env(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from service.api.serving import StreamAwareServer, tune_collector
+    from service.api.logs import serve_log_config
+    from service.api.serving import StreamAwareServer, timed_protocol, tune_collector
     from service.app import Settings, create_app
 
     origins = tuple(o.strip() for o in (args.cors_origins or "").split(",") if o.strip())
@@ -112,6 +115,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_watchers=args.max_watchers,
         max_watchers_per_client=args.max_watchers_per_client,
         resume_window=args.resume_window,
+        header_timeout=args.header_timeout or None,
+        body_timeout=args.body_timeout or None,
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
@@ -138,6 +143,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        log_config=serve_log_config(),  # access lines name the request id (issue 20)
+        # Slow clients are cut (issue 20; docs/decisions.md): httptools with deadlines.
+        http=timed_protocol(settings.header_timeout, settings.body_timeout),
         # Forwarded headers are read inside the app, from --trusted-proxies only
         # (service.api.proxies): uvicorn's own reading trusts 127.0.0.1 by default.
         proxy_headers=False,
@@ -564,6 +572,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--ws-compression", action="store_true", default=_env("WS_COMPRESSION", False, _flag),
         help="offer permessage-deflate to WebSocket (GraphQL) clients: smaller frames, about "
         "40 KB more memory per open connection (SKYLINE_WS_COMPRESSION; off by default)",
+    )
+    serve.add_argument(
+        "--header-timeout", type=_seconds,
+        default=_env("HEADER_TIMEOUT", DEFAULT_HEADER_TIMEOUT, _seconds),
+        help="seconds a client has to send a request's line and headers; past them 408 and "
+        "the connection is closed (SKYLINE_HEADER_TIMEOUT; 0: no limit)",
+    )
+    serve.add_argument(
+        "--body-timeout", type=_seconds,
+        default=_env("BODY_TIMEOUT", DEFAULT_BODY_TIMEOUT, _seconds),
+        help="seconds a client has to send a request's body once its headers are in; past "
+        "them 408 and the connection is closed (SKYLINE_BODY_TIMEOUT; 0: no limit)",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(

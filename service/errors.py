@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from service.i18n import DEFAULT_LANGUAGE, N_, Lang, Text, render
@@ -31,6 +31,11 @@ class Problem(BaseModel):
     detail: str
     code: str
     current_version: int | None = None
+    request_id: str | None = Field(
+        default=None,
+        description="The request's id, as in its `X-Request-Id` response header: quote it "
+        "when reporting a problem (every server log line about the request names it).",
+    )
 
 
 # code -> (status, title). docs/codes.md renders it with the operations that answer each

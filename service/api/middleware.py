@@ -12,6 +12,7 @@ from service.i18n import T
 from service.metrics import Metrics
 
 from .languages import lang_of_scope
+from .problems import problem_body
 
 
 class _TooLarge(Exception):
@@ -19,7 +20,7 @@ class _TooLarge(Exception):
 
 
 async def _send_problem(send: Send, error: ApiError, scope: Scope | None = None) -> None:
-    body = json.dumps(error.to_json(lang_of_scope(scope) if scope else "en")).encode()
+    body = json.dumps(problem_body(error, lang_of_scope(scope) if scope else "en")).encode()
     await send({
         "type": "http.response.start",
         "status": error.status,
@@ -93,8 +94,23 @@ class BodyLimit:
         )
 
 
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""Methods that are metric labels as they are; any other method string is ``other``."""
+OTHER_METHOD = "other"
+UNMATCHED_ROUTE = "unmatched"
+"""The one route label of every path no route matches."""
+
+
+def method_label(method: str) -> str:
+    """A bounded label: a known method, else ``other`` (a client may send any token)."""
+    return method if method in KNOWN_METHODS else OTHER_METHOD
+
+
 class RequestMetrics:
-    """Count requests by method, route template and status; time them by route."""
+    """Count requests by method, route template and status; time them by route.
+
+    Labels come from bounded sets only (issue 20): the known methods (else ``other``) and
+    the app's route templates (else ``unmatched``), so no client can grow ``/metrics``."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
@@ -117,7 +133,7 @@ class RequestMetrics:
             await self.app(scope, receive, recording_send)
         finally:
             route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
+            template = getattr(route, "path", None) or UNMATCHED_ROUTE
             self.metrics.observe_request(
-                scope["method"], template, status, time.perf_counter() - started
+                method_label(scope["method"]), template, status, time.perf_counter() - started
             )

@@ -868,11 +868,19 @@ LANGUAGE_HEADERS: dict[str, Any] = {
         "header).",
         "required": True, "schema": {"type": "string"}},
 }
+REQUEST_ID_HEADERS: dict[str, Any] = {
+    "X-Request-Id": {
+        "description": "This request's id (32 hex digits, or the one a trusted proxy sent): "
+        "every problem names it as `requestId`, and every server log line about the request; "
+        "quote it when reporting a problem (docs/security.md).",
+        "required": True, "schema": {"type": "string", "maxLength": 128}},
+}
 
 
 def _declare_languages(paths: dict[str, Any]) -> dict[str, Any]:
     """Every operation takes ``lang`` and ``Accept-Language`` and every answer says its
-    language (``Content-Language``, ``Vary``); ``service/api/languages.py``."""
+    language (``Content-Language``, ``Vary``); ``service/api/languages.py``. Every answer
+    names its request (``X-Request-Id``, ``service/api/request_ids.py``)."""
     for item in paths.values():
         for operation in item.values():
             parameters = operation.setdefault("parameters", [])
@@ -880,7 +888,8 @@ def _declare_languages(paths: dict[str, Any]) -> dict[str, Any]:
             parameters += [p for p in LANGUAGE_PARAMETERS
                            if (p["name"], p["in"]) not in names]
             for response in operation.get("responses", {}).values():
-                response["headers"] = {**response.get("headers", {}), **LANGUAGE_HEADERS}
+                response["headers"] = {**response.get("headers", {}), **LANGUAGE_HEADERS,
+                                       **REQUEST_ID_HEADERS}
     return paths
 
 

@@ -75,9 +75,14 @@ class TrustedProxyHeaders:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
-            peer = scope.get("client")
-            scope[TRUSTED_PEER] = peer is not None and peer[0] in self.trusted
+            mark_peer(scope, self.trusted)
         await self.app(scope, receive, send)
+
+
+def mark_peer(scope: MutableMapping[str, Any], trusted: TrustedProxies) -> None:
+    """Record in the scope whether the direct peer is one of ``trusted``."""
+    peer = scope.get("client")
+    scope[TRUSTED_PEER] = peer is not None and peer[0] in trusted
 
 
 def from_trusted_proxy(scope: MutableMapping[str, Any]) -> bool:

@@ -1,5 +1,6 @@
 """The uvicorn server of ``skyline serve``: it tells the live streams when it starts stopping,
-and it runs the garbage collector so that thousands of streams do not stall the replica.
+it runs the garbage collector so that thousands of streams do not stall the replica, and its
+HTTP protocol times slow clients out.
 
 uvicorn waits for open connections to close before it runs the app's shutdown (for up to
 its graceful-shutdown timeout), so an app learns of a SIGTERM too late to say goodbye to its
@@ -14,6 +15,17 @@ stopping the replica for about two seconds and finding nothing to free (measured
 fan-out benchmark, ``docs/performance.md``). ``tune_collector`` freezes what the app holds
 once built, keeps the young collections (they free the short-lived cycles of each request)
 and leaves full collections to this server: one every ``FULL_COLLECTION_SECONDS``.
+
+Slow clients (issue 20): uvicorn reads a request's headers and body for as long as the client
+takes (``timeout_keep_alive`` covers only the gap between requests), so a client trickling a
+byte now and then holds a connection, and its buffers, for ever. ``timed_protocol`` gives
+uvicorn's httptools protocol two deadlines: the request line and headers within
+``header_timeout`` seconds (from the connection's start, or from a kept-alive connection's
+next request's first byte), the body within ``body_timeout`` seconds after the headers. Past
+either, the client gets ``408 Request Timeout`` (when it has sent part of a request and no
+answer has begun) and the connection is closed; the app sees the client gone. Time the server
+itself spends not reading (a pipelined request waiting its turn, a handler that has not read
+its body yet) is not counted against the client. docs/decisions.md, docs/security.md.
 """
 
 from __future__ import annotations
@@ -24,8 +36,18 @@ import gc
 import socket
 from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from .request_ids import SCOPE_KEY, new_request_id
+
+DEFAULT_HEADER_TIMEOUT = 10.0
+"""Seconds a client has to send a request's line and headers (``--header-timeout``)."""
+DEFAULT_BODY_TIMEOUT = 30.0
+"""Seconds a client has to send a request's body once its headers are in
+(``--body-timeout``): 64 KiB, the largest body, at about 2 KB/s."""
 
 YOUNG_THRESHOLD = 20_000
 """New tracked objects between young collections (CPython's default: 700)."""
@@ -77,3 +99,131 @@ class StreamAwareServer(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.notify_stopping()
         super().handle_exit(sig, frame)
+
+
+class TimedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a header-read and a body-read deadline (module doc).
+    ``timed_protocol`` makes one with the configured seconds (None: no deadline)."""
+
+    header_timeout: float | None = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._body_timer: asyncio.TimerHandle | None = None
+        self._request_begun = False
+
+    # Timers.
+    def _arm_header_timer(self) -> None:
+        if self.header_timeout is not None and self._header_timer is None:
+            self._header_timer = self.loop.call_later(self.header_timeout, self._headers_late)
+
+    def _arm_body_timer(self) -> None:
+        if self.body_timeout is not None and self._body_timer is None:
+            self._body_timer = self.loop.call_later(self.body_timeout, self._body_late)
+
+    def _cancel_timers(self, *, header: bool = True, body: bool = True) -> None:
+        if header and self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        if body and self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    # Protocol and parser callbacks.
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_header_timer()  # a connection that sends nothing is timed out too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_timers()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._request_begun = True
+        self._arm_header_timer()  # kept: a first request's deadline runs from the connection
+
+    def on_headers_complete(self) -> None:
+        self._cancel_timers(header=True, body=False)
+        self._request_begun = False
+        upgrading = self.parser.should_upgrade() and self._should_upgrade()
+        super().on_headers_complete()
+        if not upgrading:
+            self._arm_body_timer()
+
+    def on_message_complete(self) -> None:
+        self._cancel_timers(header=False, body=True)
+        super().on_message_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn's answer to what is no HTTP request, with a request id like every answer.
+        self._write_refusal(400, "Bad Request", msg)
+
+    # Deadlines passed.
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if self.flow.read_paused:  # this server stopped reading (pipelining): not the client
+            self._arm_header_timer()
+            return
+        self._time_out("headers", self.header_timeout, answer=self._request_begun)
+
+    def _body_late(self) -> None:
+        self._body_timer = None
+        if self.flow.read_paused:  # the app has not read what came (or pipelining)
+            self._arm_body_timer()
+            return
+        cycle = self.cycle
+        answer = cycle is not None and not cycle.response_started
+        self._time_out("body", self.body_timeout, answer=answer)
+
+    def _time_out(self, part: str, seconds: float | None, *, answer: bool) -> None:
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        request_id = None
+        if part == "body" and cycle is not None:
+            request_id = cycle.scope.get(SCOPE_KEY)
+        request_id = request_id if isinstance(request_id, str) else new_request_id()
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else "unknown"
+        self.logger.info(
+            "%s: request %s not received within %s s: %s [request_id=%s]", client, part,
+            seconds, "408, connection closed" if answer else "connection closed", request_id,
+        )
+        if part == "body" and cycle is not None:
+            # The app learns the client is gone (its receive() answers http.disconnect) and
+            # whatever it sends now is dropped.
+            cycle.disconnected = True
+            cycle.message_event.set()
+        if answer:
+            self._write_refusal(408, "Request Timeout",
+                                f"The request's {part} took more than {seconds} s.",
+                                request_id=request_id)
+        else:
+            self.transport.close()
+
+    def _write_refusal(self, status: int, phrase: str, text: str,
+                       request_id: str | None = None) -> None:
+        """A plain-text answer written by the protocol itself, then the connection closed."""
+        body = text.encode("ascii", "replace")
+        lines = [f"HTTP/1.1 {status} {phrase}".encode()]
+        lines += [name + b": " + value for name, value in self.server_state.default_headers]
+        lines += [
+            b"content-type: text/plain; charset=utf-8",
+            b"content-length: " + str(len(body)).encode(),
+            b"connection: close",
+            b"x-request-id: " + (request_id or new_request_id()).encode(),
+        ]
+        self.transport.write(b"\r\n".join(lines) + b"\r\n\r\n" + body)
+        self.transport.close()
+
+
+def timed_protocol(header_timeout: float | None, body_timeout: float | None
+                   ) -> type[TimedHttpToolsProtocol]:
+    """The protocol class for ``uvicorn.Config(http=...)`` with these deadlines (seconds;
+    None or 0: none)."""
+    return type("TimedHttpToolsProtocol", (TimedHttpToolsProtocol,), {
+        "header_timeout": header_timeout or None,
+        "body_timeout": body_timeout or None,
+    })

@@ -286,3 +286,18 @@ def test_nginx_helpers() -> None:
     assert effective([http, server, chosen("/x/1")], "proxy_set_header") == [["C", "3"]]
     assert nginx_seconds("1h") == 3600
     assert nginx_seconds("75") == 75
+
+
+def test_nginx_cuts_slow_clients_and_buffers_bodies() -> None:
+    """Issue 20, item 7: in the compose setup nginx meets the clients; it times out slow
+    headers and bodies as the replicas do and reads each body in full before proxying it, so
+    a slow client never reaches a replica."""
+    from service.api.serving import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT
+
+    for path in ("/v1/matches", "/v1/matches/abc/actions", "/graphql", "/healthz"):
+        chain = _route(path)
+        (header,) = effective(chain, "client_header_timeout")
+        (body,) = effective(chain, "client_body_timeout")
+        assert 0 < nginx_seconds(header[0]) <= DEFAULT_HEADER_TIMEOUT
+        assert 0 < nginx_seconds(body[0]) <= DEFAULT_BODY_TIMEOUT
+        assert effective(chain, "proxy_request_buffering") in ([], [["on"]])

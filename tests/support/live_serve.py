@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -34,15 +35,17 @@ STOP_TIMEOUT = 20.0  # seconds after SIGINT before the process is killed
 
 
 @contextlib.contextmanager
-def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None) -> Iterator[str]:
+def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None,
+                  output: IO[bytes] | None = None, log_level: str = "warning") -> Iterator[str]:
     """``skyline serve`` on a free port of 127.0.0.1 (or ``port``) while the block runs;
-    yields its URL. ``extra_args``: more ``serve`` flags."""
+    yields its URL. ``extra_args``: more ``serve`` flags; ``output``: a file that gets what
+    the server prints (its log)."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")}
     process = subprocess.Popen(
         [str(BIN / "skyline"), "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning", "--data-dir", ":memory:", *extra_args],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+         "--log-level", log_level, "--data-dir", ":memory:", *extra_args],
+        cwd=ROOT, env=env, stdout=output or subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
