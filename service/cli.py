@@ -42,14 +42,22 @@ def _optional_seconds(value: str) -> int | None:
     """A TTL in seconds; ``0``, ``none`` or ``never`` keep matches forever."""
     if value.strip().lower() in {"", "0", "none", "never"}:
         return None
-    seconds = int(value)
+    seconds = _ascii_int(value)
     if seconds < 0:
         raise argparse.ArgumentTypeError("a TTL cannot be negative")
     return seconds
 
 
+def _ascii_int(value: str) -> int:
+    """An integer in ASCII digits (``int`` also reads other scripts' digits: ``"٣"`` is 3)."""
+    text = value.strip()
+    if not (text.isascii() and text.lstrip("+-").isdigit()):
+        raise argparse.ArgumentTypeError(f"not an integer in ASCII digits: {value!r}")
+    return int(text)
+
+
 def _positive_int(value: str) -> int:
-    number = int(value)
+    number = _ascii_int(value)
     if number <= 0:
         raise argparse.ArgumentTypeError("must be a positive integer")
     return number
@@ -67,6 +75,8 @@ def _trusted_proxies(value: str | tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _seconds(value: str) -> float:
+    if not value.isascii():
+        raise argparse.ArgumentTypeError(f"not a number in ASCII digits: {value!r}")
     number = float(value)
     if not number >= 0 or number == float("inf"):
         raise argparse.ArgumentTypeError("must be a non-negative number of seconds")
@@ -74,7 +84,7 @@ def _seconds(value: str) -> float:
 
 
 def _count(value: str) -> int:
-    number = int(value)
+    number = _ascii_int(value)
     if number < 0:
         raise argparse.ArgumentTypeError("must be 0 or a positive integer")
     return number
@@ -303,6 +313,8 @@ def _add_policy_flag(parser: argparse.ArgumentParser) -> None:
 def _budget(value: str) -> Any:
     from service.bots import Budget
 
+    if not value.isascii():
+        raise argparse.ArgumentTypeError(f"not a budget in ASCII digits: {value!r}")
     try:
         return Budget.parse(value)
     except ValueError as exc:
@@ -429,7 +441,7 @@ def add_show_parser(commands: Any) -> None:
                       help="write the board as SVG to FILE ('-': standard output)")
     show.add_argument("--token", default=None,
                       help="a seat token: draw that seat's view (default: a spectator's)")
-    show.add_argument("--highlight", type=int, default=None, metavar="INDEX",
+    show.add_argument("--highlight", type=_ascii_int, default=None, metavar="INDEX",
                       help="with --svg and --token: draw legal move number INDEX distinctly")
     _add_store_flags(show)
     show.set_defaults(handler=run_show)
@@ -514,7 +526,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the HTTP server (uvicorn)")
     serve.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="SKYLINE_HOST")
-    serve.add_argument("--port", type=int, default=_env("PORT", 8000, int), help="SKYLINE_PORT")
+    serve.add_argument("--port", type=_ascii_int, default=_env("PORT", 8000, _ascii_int),
+                       help="SKYLINE_PORT")
     _add_store_flags(serve)
     serve.add_argument(
         "--cors-origins", default=_env("CORS_ORIGINS", ""),

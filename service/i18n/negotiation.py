@@ -3,6 +3,7 @@ English (docs/api.md, "Languages")."""
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal, TypeGuard, get_args
 
 from babel import Locale, UnknownLocaleError
@@ -17,6 +18,8 @@ DEFAULT_LANGUAGE: Final[Lang] = "en"
 MAX_RANGES = 32
 """Language ranges of ``Accept-Language`` looked at (the rest is ignored)."""
 MAX_HEADER = 1024
+_QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+"""RFC 9110 12.4.2's ``qvalue``, in ASCII digits (``float`` reads other scripts' too)."""
 
 
 def is_language(value: object) -> TypeGuard[Lang]:
@@ -38,11 +41,8 @@ def _quality(params: list[str]) -> float | None:
     for param in params:
         name, _, value = param.partition("=")
         if name.strip().lower() == "q":
-            try:
-                weight = float(value.strip())
-            except ValueError:
-                return None
-            return weight if 0 <= weight <= 1 else None
+            weight = value.strip()
+            return float(weight) if _QVALUE.fullmatch(weight) is not None else None
     return 1.0
 
 

@@ -23,7 +23,7 @@ from service.identity.callers import Credential
 from .due import DueSignals
 from .models import ActResponse, EventOut
 from .play import check_pins, play
-from .records import IdempotentResult, LogRecord
+from .records import IdempotentResult, LogRecord, MatchRecord
 from .replay import moves_between
 from .storage import MatchStorage, busy
 from .views import events_for, seat_of, state_of
@@ -56,6 +56,7 @@ class Acting:
         if_match: int | None = None,
         game: str | None = None,
         lang: Lang = DEFAULT_LANGUAGE,
+        loaded: tuple[int, MatchRecord] | None = None,
     ) -> ActResponse:
         """Apply one move for the token's seat and store it as the next version.
 
@@ -66,6 +67,8 @@ class Acting:
         ``game``: the game the caller typed the move for (GraphQL's per-game inputs); a
         match of another game is 422 ``malformed`` -- checked on the record ``act`` loads
         anyway, so that costs no extra read. ``lang``: the language of the events' sentences.
+        ``loaded``: the match's (version, record) as the caller just read it (``seated``,
+        which checked the token before the body was parsed): the first attempt's read.
         """
         if token is None:
             raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
@@ -73,7 +76,8 @@ class Acting:
             raise ApiError.of("malformed", "Idempotency-Key must be 1 to 255 characters.")
         storage = self.storage
         for _ in range(MAX_ACT_ATTEMPTS):
-            version, record = await storage.load(match_id)
+            version, record = loaded or await storage.load(match_id)
+            loaded = None
             seat = seat_of(record, token, required=True)
             assert seat is not None
             if game is not None and record.game != game:

@@ -47,6 +47,16 @@ class Reads:
         version, record, _, _, _ = await self._position(match_id, token)
         return version, record.finished
 
+    async def seated(self, match_id: str, token: Credential) -> tuple[int, MatchRecord]:
+        """The match's version and record once ``token`` is known to hold a seat in it (404
+        ``match_not_found``, 401 ``unauthorized``, 403 ``forbidden`` otherwise): a write
+        checks its credential with this before it reads the request's body, so that no
+        body of a caller without a seat is ever parsed. ``act(loaded=)`` takes the answer
+        as its first read."""
+        version, record = await self.storage.load(match_id)
+        seat_of(record, token, required=True)
+        return version, record
+
     async def legal_moves(
         self, match_id: str, token: Credential, lang: Lang = DEFAULT_LANGUAGE
     ) -> LegalMoves:

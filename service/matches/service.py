@@ -66,6 +66,7 @@ class MatchService:
         self.create_match = creation.create_match
         self.get_state = reads.get_state
         self.head = reads.head
+        self.seated = reads.seated
         self.legal_moves = reads.legal_moves
         self.log = reads.log
         self.act = Acting(self.storage, self.due).act

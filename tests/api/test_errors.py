@@ -83,9 +83,13 @@ def test_create_refusals(client: TestClient, body: Any, status: int, code: str) 
 
 
 def test_create_refuses_malformed_json_and_other_media(client: TestClient) -> None:
-    assert_problem(client.post("/v1/matches", content=b'{"game": '), 400, "malformed")
-    assert_problem(client.post("/v1/matches", content=b"NaN"), 400, "malformed")
-    assert_problem(client.post("/v1/matches", content=b"\xff\xfe"), 400, "malformed")
+    json_type = {"content-type": "application/json"}
+    for body in [b'{"game": ', b"NaN", b"\xff\xfe"]:
+        assert_problem(client.post("/v1/matches", content=body, headers=json_type), 400,
+                       "malformed")
+    # Without a content type a body is not JSON (issue 20, item 10).
+    assert_problem(client.post("/v1/matches", content=b'{"game": "toy", "players": 2}'), 415,
+                   "unsupported_media_type")
     response = client.post(
         "/v1/matches", content=b"game=toy", headers={"content-type": "text/plain"}
     )
@@ -158,8 +162,8 @@ def test_log_after_must_be_a_count(client: TestClient) -> None:
     ("seat", "body", "headers", "status", "code"),
     [
         (None, {"action": {"type": "pass"}}, {}, 401, "unauthorized"),
-        (0, b"{not json", {}, 400, "malformed"),
-        (0, b"[]", {}, 400, "malformed"),
+        (0, b"{not json", {"content-type": "application/json"}, 400, "malformed"),
+        (0, b"[]", {"content-type": "application/json"}, 400, "malformed"),
         (0, {}, {}, 400, "malformed"),
         (0, {"action": {"type": "pass"}, "extra": 1}, {}, 400, "malformed"),
         (0, {"action": "pass"}, {}, 400, "malformed"),

@@ -18,6 +18,7 @@ an unsupported media type, no query) is an ``application/problem+json`` document
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import timedelta
@@ -46,10 +47,12 @@ from service.identity.seats import TOKEN_PREFIX
 from service.matches import MatchService
 from service.players import PlayerService
 
+from ..bodies import MAX_JSON_DEPTH, is_json_media, too_deep
 from ..languages import lang_of
 from ..problems import problem_response
 from .context import Context
 
+_TOO_DEEP = f"The JSON nests more than {MAX_JSON_DEPTH} levels deep."
 _TOKEN_SHAPE = re.compile(re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_-]{32,128}")
 ALLOW = "GET, POST"
 
@@ -130,7 +133,7 @@ class SkylineGraphQL(GraphQL):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        request = Request(scope=scope, receive=receive)
+        request = Request(scope=_content_type_normalized(scope), receive=receive)
         response: Response
         if request.method == "GET" and "query" not in request.query_params and not (
             _wants_html(request.headers.get("accept", ""))
@@ -141,6 +144,15 @@ class SkylineGraphQL(GraphQL):
                 "a browser (Accept: text/html) gets GraphiQL here.",
             ))
             response.headers["Allow"] = ALLOW
+        elif request.method == "POST" and not is_json_media(request.headers.get("content-type")):
+            # Strawberry would take any type that contains "application/json"; a body must
+            # be declared JSON exactly as on REST, and an empty one needs no type.
+            if await request.body():
+                response = problem_response(ApiError.of(
+                    "unsupported_media_type", "Send the request as application/json."))
+            else:
+                response = problem_response(ApiError.of(
+                    "malformed", "Send the operation as a JSON object with a query."))
         else:
             try:
                 response = await self.run(request)
@@ -149,6 +161,20 @@ class SkylineGraphQL(GraphQL):
                 if error.status_code == 405:
                     response.headers["Allow"] = ALLOW
         await response(scope, receive, send)
+
+    def parse_json(self, data: str | bytes) -> Any:
+        """A request body or the ``variables`` of a GET, refused (400 ``malformed``) when
+        nested deeper than ``MAX_JSON_DEPTH``, before it is parsed."""
+        if too_deep(data):
+            raise HTTPException(400, _TOO_DEEP)
+        return super().parse_json(data)
+
+    def decode_json(self, data: str | bytes) -> object:
+        """A WebSocket message: JSON nested too deep is not JSON to the protocol (the
+        connection closes with 4400, as for any message that cannot be read)."""
+        if too_deep(data):
+            raise json.JSONDecodeError(_TOO_DEEP, "", 0)
+        return super().decode_json(data)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
         return (
@@ -197,6 +223,19 @@ class SkylineGraphQL(GraphQL):
             except ApiError as error:
                 raise Rejected(error) from None
         return strawberry.UNSET
+
+
+def _content_type_normalized(scope: Scope) -> Scope:
+    """``scope`` with a JSON ``Content-Type`` (any case, ``+json``, parameters) as
+    ``application/json``, the one spelling Strawberry reads as JSON."""
+    headers = scope["headers"]
+    for index, (name, value) in enumerate(headers):
+        if name == b"content-type" and value != b"application/json" and is_json_media(
+            value.decode("latin-1")
+        ):
+            headers = [*headers[:index], (name, b"application/json"), *headers[index + 1:]]
+            return {**scope, "headers": headers}
+    return scope
 
 
 def _wants_html(accept: str) -> bool:

@@ -18,8 +18,12 @@ async def act(request: Request) -> Response:
     token = await token_of(request)
     if token is None:
         raise ApiError.of("unauthorized", "Acting needs a seat token (Authorization: Bearer).")
+    service = service_of(request)
+    # The token is checked against the match before the body is read: a caller without a
+    # seat here never has its body parsed (docs/security.md, "Hostile bodies").
+    loaded = await service.seated(match_id, token)
     body = await read_body(request, ActRequest)
-    result = await service_of(request).act(
+    result = await service.act(
         match_id,
         token,
         body.action,
@@ -27,6 +31,7 @@ async def act(request: Request) -> Response:
         request.headers.get("idempotency-key"),
         if_match=parse_if_match(request.headers.get("if-match")),
         lang=lang,
+        loaded=loaded,
     )
     headers = {"ETag": tagged(str(result.state.version), lang), "Cache-Control": "no-store"}
     # The hot path: pydantic's own JSON encoder gives the same bytes as JSONResponse(

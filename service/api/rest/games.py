@@ -11,7 +11,7 @@ from service.catalogue import catalogue_of
 from service.errors import ApiError
 
 from ..languages import LANG_PARAM, lang_of, none_match, tagged
-from .http import service_of
+from .http import ascii_int, service_of
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 """A versioned catalogue never changes: caches keep it for a year."""
@@ -31,14 +31,13 @@ def rules_version_param(request: Request) -> int | None:
     values = request.query_params.getlist("rulesVersion")
     if not values:
         return None
-    text = values[0].strip()
-    if (len(values) > 1 or not text.isascii() or not text.isdigit()
-            or len(text) > MAX_RULES_VERSION_DIGITS or int(text) < 1):
+    version = ascii_int(values[0].strip(), MAX_RULES_VERSION_DIGITS)
+    if len(values) > 1 or version is None or version < 1:
         raise ApiError.of(
             "malformed", "rulesVersion must be given once, as a positive integer (one of the "
             "game's rulesVersions in GET /v1/games)."
         )
-    return int(text)
+    return version
 
 
 async def get_game(request: Request) -> Response:

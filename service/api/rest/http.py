@@ -18,15 +18,17 @@ from service.matches.models import MAX_SEED
 from service.matches.wire import validate_wire
 from service.players import PlayerService
 
+from ..bodies import MAX_JSON_DEPTH, is_json_media, too_deep
 from ..credentials import bearer_token
 from ..languages import LANGUAGE_SUFFIX
 
 M = TypeVar("M", bound=BaseModel)
 
-_ETAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+_ETAG = re.compile(r'^\s*(?:W/)?"([0-9]{1,18})"\s*$')
 # One element of an entity-tag list (RFC 9110 5.6.1 and 8.8.3): OWS, an optional
 # ``[W/] DQUOTE *etagc DQUOTE`` (empty elements are allowed), OWS, then a comma or the end.
 _LIST_ELEMENT = re.compile(r'[ \t]*(?:(W/)?"([!#-~\x80-\xff]*)")?[ \t]*(?:,|\Z)')
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 _VERSION_TAG = re.compile(r"([0-9]{1,18})" + LANGUAGE_SUFFIX)  # "7", or "7;lang=cs"
 NEVER_MATCHES = -1
 """The ``If-Match`` pin of tags that can match no version (weak, or not a version)."""
@@ -56,15 +58,20 @@ def _reject_constant(name: str) -> Any:
 
 
 async def read_body(request: Request, model: type[M]) -> M:
-    """The request body as ``model``; 415 for a non-JSON type, 400 for anything malformed."""
-    content_type = request.headers.get("content-type", "application/json")
-    media = content_type.split(";")[0].strip().lower()
-    if media != "application/json" and not media.endswith("+json"):
-        raise ApiError.of("unsupported_media_type", "Send the body as application/json.")
+    """The request body as ``model``: 415 for a body not declared JSON (no ``Content-Type``
+    is not JSON; an empty body needs none), 400 for anything malformed, JSON nested deeper
+    than ``MAX_JSON_DEPTH`` included (refused before it is parsed)."""
     raw = await request.body()
+    if raw and not is_json_media(request.headers.get("content-type")):
+        raise ApiError.of("unsupported_media_type", "Send the body as application/json.")
+    if not raw:
+        raise ApiError.of("malformed", "The body must be a JSON object.")
+    if too_deep(raw):
+        raise ApiError.of("malformed", T("The body nests JSON more than {limit} levels deep.",
+                                         limit=MAX_JSON_DEPTH))
     try:
         data = json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         detail = T("The body is not valid JSON: {error}", error=error)
         raise ApiError.of("malformed", detail) from None
     if not isinstance(data, dict):
@@ -79,12 +86,23 @@ async def read_body(request: Request, model: type[M]) -> M:
     return value
 
 
+def ascii_int(text: str, max_digits: int) -> int | None:
+    """``text`` as a non-negative integer when it is 1 to ``max_digits`` ASCII digits, else
+    None. ``str.isdigit`` and ``int`` also take other scripts' digits (``"٣"`` is 3 to
+    ``int``; ``"²"`` is a digit to ``isdigit`` and no number to ``int``), signs, spaces and
+    underscores: no query value or header is read with them."""
+    if 0 < len(text) <= max_digits and _ASCII_DIGITS.fullmatch(text) is not None:
+        return int(text)
+    return None
+
+
 def non_negative_int(value: str | None, name: str) -> int:
     if value is None or value == "":
         return 0
-    if not (value.isascii() and value.isdigit()) or len(value) > 16 or int(value) > MAX_SEED:
+    number = ascii_int(value, 16)
+    if number is None or number > MAX_SEED:
         raise ApiError.of("malformed", T("{name} must be a non-negative integer.", name=name))
-    return int(value)
+    return number
 
 
 def query_count(request: Request, name: str) -> int | None:

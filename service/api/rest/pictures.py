@@ -13,17 +13,17 @@ from service.matches.board import board_svg
 from service.pictures import SVG_MEDIA_TYPE
 
 from ..languages import lang_of, none_match, tagged
-from .http import token_of
+from .http import ascii_int, token_of
 
 
 def parse_highlight(raw: str | None) -> int | None:
     """The ``highlight`` query value: None when absent, else a non-negative integer (400)."""
     if raw is None or raw == "":
         return None
-    text = raw.strip()
-    if not text.isdigit() or len(text) > 9:
+    index = ascii_int(raw.strip(), 9)
+    if index is None:
         raise ApiError.of("malformed", "highlight must be a move index (a non-negative integer).")
-    return int(text)
+    return index
 
 
 async def board_svg_route(request: Request) -> Response:

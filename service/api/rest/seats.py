@@ -22,7 +22,9 @@ async def hand_seat_to_bot(request: Request) -> Response:
         seat = int(request.path_params["seat"])
     except ValueError:
         raise ApiError.of("not_found", "No such seat.") from None
+    service = service_of(request)
+    await service.seated(match_id, token)  # the token checked before the body is parsed
     body = await read_body(request, HandSeatRequest)
-    state = await service_of(request).hand_seat_to_bot(match_id, token, body.kind, seat)
+    state = await service.hand_seat_to_bot(match_id, token, body.kind, seat)
     headers = {"ETag": tagged(str(state.version), lang_of(request)), "Cache-Control": "no-store"}
     return JSONResponse(state.to_json(), headers=headers)
