@@ -6,7 +6,9 @@ log for versions the stream has not seen; a subscription more than the server's 
 window behind starts with the current version instead). Without ``after``, the first
 message is the current state; with it, the versions after ``after``. The stream completes
 after the version that finishes the match, or after a failure member (which is then its
-only message). ``after`` must not be
+only message), or after ``Unauthorized`` with code ``credential_revoked`` when the seat's
+credential stops reading it (the seat handed to a bot, its token renewed, its player gone:
+checked before every version, and nothing of that version is sent). ``after`` must not be
 negative (``BadRequest``, code ``malformed``, like REST's 400); one beyond the current
 version starts with the current state, as REST does. Every subscription holds one of the
 replica's watcher slots (the caps of the event stream: ``Unavailable`` with code
@@ -24,6 +26,7 @@ from service.i18n import T
 from service.identity.callers import credential_key
 from service.live import LiveHub, Shutdown
 from service.matches import models
+from service.matches.watch import Revoked
 
 from .context import Info
 from .feed import build_feed_subscription
@@ -93,6 +96,9 @@ def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> typ
                             return
                 finally:
                     await updates.aclose()
+            except Revoked as revoked:
+                # The credential stopped reading the seat: the problem, then completion.
+                yield failure_for(revoked.error, READ_FAILURES, info.context.lang)
             except Shutdown:
                 return  # the replica is stopping: the client reconnects (elsewhere)
             except ApiError as error:
