@@ -14,6 +14,11 @@ import httpx
 import jsonschema_rs
 import pytest
 
+from service.games import get as get_engine
+from service.games.base import dump_action
+from service.matches.watch import Revoked
+from service.store import MatchStore
+from tests.live.conftest import make_service, new_match
 from tests.live.test_streams_http import Server, Stream
 
 LATER = 6
@@ -117,3 +122,39 @@ async def test_a_seat_handed_to_a_bot_ends_its_streams_with_revoked(
     # The old token opens nothing any more.
     again = await http.get(url, headers=seat1)
     assert (again.status_code, again.json()["code"]) == (401, "unauthorized")
+
+
+@pytest.mark.parametrize("resume_window", [5, 100])
+async def test_a_stream_that_fell_behind_a_hand_over_is_revoked_too(
+    store: MatchStore, resume_window: int
+) -> None:
+    """A seat's stream that reads nothing while the hand-over and 20 more versions pass (a
+    spectator moves the shared timeline on, so the versions it missed are no longer shared):
+    within the resume window it replays them on its own, beyond it it would jump to the
+    newest -- either way it is revoked at once, not sent a later version."""
+    service = make_service(store, resume_window=resume_window)
+    played = await new_match(service, "ny1901", players=2, seed=11)
+    match_id, tokens = played.match_id, played.tokens
+    seat_stream = service.follow(match_id, token=tokens[1])
+    spectator = service.follow(match_id)
+    assert (await anext(seat_stream)).version == 0
+    assert (await anext(spectator)).version == 0
+    await service.hand_seat_to_bot(match_id, tokens[1], "random")
+    engine = get_engine("ny1901")
+    for _ in range(20):
+        version, record = await service.load_record(match_id)
+        state = engine.loads(record.state)
+        seat = min(engine.active_seats(state))
+        action = engine.legal_actions(state, seat)[0]
+        if seat == 1:
+            await service.act_as_bot(match_id, 1, dump_action(engine, action), version)
+        else:
+            await service.act(match_id, tokens[0], dump_action(engine, action), None, None)
+    newest, _ = await service.load_record(match_id)
+    while (await asyncio.wait_for(anext(spectator), 30)).version < newest:
+        pass  # the shared timeline now starts well after the hand-over
+    await spectator.aclose()
+    with pytest.raises(Revoked) as ended:
+        await asyncio.wait_for(anext(seat_stream), 30)
+    assert ended.value.error.code == "credential_revoked"
+    await seat_stream.aclose()
