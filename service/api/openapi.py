@@ -559,7 +559,9 @@ def _paths() -> dict[str, Any]:
             "again every `snapshotEvery` versions and whenever no patch can be made. Event "
             "names are an open list: ignore unknown ones. The stream ends after the final "
             "state (and, on a server started with `--sse-max-seconds`, after that long: "
-            "reconnect with `Last-Event-ID`, nothing is lost); a stopping server ends it "
+            "reconnect with `Last-Event-ID`, nothing is lost); a seat's stream whose "
+            "credential stops reading the seat (checked at every version) ends with `event: "
+            "revoked`, `data: {\"code\": \"credential_revoked\"}`; a stopping server ends it "
             "with a `retry:` delay; 204 when nothing can follow. Streams are capped per "
             "client (429 `too_many_streams`) and per server (503 `replica_full`), both with "
             "`Retry-After`. Responses are compressed (gzip, br) when `Accept-Encoding` asks, "
@@ -897,6 +899,7 @@ REQUEST_BODIES = ("CreateMatchRequest", "ActRequest", "HandSeatRequest")
 STATE_EVENT = "MatchStateEvent"
 PATCH_EVENT = "MatchPatchEvent"
 OTHER_STREAM_EVENT = "OtherStreamEvent"
+REVOKED_EVENT = "MatchRevokedEvent"
 STREAM_EVENT = "MatchStreamEvent"
 
 
@@ -951,7 +954,7 @@ def _drop_optional_defaults(node: Any) -> None:
         _drop_optional_defaults(prop)
 
 
-STREAM_EVENT_KINDS = ("state", "snapshot", "patch")
+STREAM_EVENT_KINDS = ("state", "snapshot", "patch", "revoked")
 """The event names of a match's stream (an open list: clients ignore names they do not know)."""
 
 
@@ -998,6 +1001,22 @@ def _stream_event_schemas() -> dict[str, Any]:
          "contentSchema": {"$ref": "#/components/schemas/StreamPatch"},
          "description": "A `StreamPatch` as JSON text."},
     )
+    revoked = event(
+        REVOKED_EVENT, {"const": "revoked"},
+        "The last event of a seat's stream whose credential stopped reading the seat (the "
+        "seat handed to a bot, its token renewed, its player gone for good): checked at "
+        "every version, before anything of it is sent. No `id`; the stream then ends. A "
+        "reconnection with the same credential is refused (401).",
+        {"type": "string", "contentMediaType": "application/json",
+         "contentSchema": {
+             "type": "object", "required": ["code"],
+             "properties": {"code": {
+                 "type": "string", "description": "The problem code: `credential_revoked`.",
+                 "examples": ["credential_revoked"]}}},
+         "description": "`{\"code\": \"credential_revoked\"}` as JSON text."},
+    )
+    revoked["required"] = ["event", "data"]
+    del revoked["properties"]["id"]
     other = event(
         OTHER_STREAM_EVENT, {"type": "string", "not": {"enum": list(STREAM_EVENT_KINDS)}},
         "An event of a kind this document does not know yet: ignore it.",
@@ -1009,11 +1028,11 @@ def _stream_event_schemas() -> dict[str, Any]:
         + ", ".join(f"`{k}`" for k in STREAM_EVENT_KINDS)
         + "; more may be added: ignore unknown ones.",
         "anyOf": [{"$ref": "#/components/schemas/" + name}
-                  for name in (STATE_EVENT, PATCH_EVENT, OTHER_STREAM_EVENT)],
+                  for name in (STATE_EVENT, PATCH_EVENT, REVOKED_EVENT, OTHER_STREAM_EVENT)],
         "x-extensible-enum": list(STREAM_EVENT_KINDS),
     }
-    return {STATE_EVENT: state, PATCH_EVENT: patch, OTHER_STREAM_EVENT: other,
-            STREAM_EVENT: stream}
+    return {STATE_EVENT: state, PATCH_EVENT: patch, REVOKED_EVENT: revoked,
+            OTHER_STREAM_EVENT: other, STREAM_EVENT: stream}
 
 
 def _player_stream_schemas() -> dict[str, Any]:
@@ -1044,20 +1063,39 @@ def _player_stream_schemas() -> dict[str, Any]:
     other = {
         "title": "PlayerStreamOtherEvent", "type": "object",
         "description": "An event of a kind this document does not know yet: ignore it.",
-        "properties": {"event": {"type": "string", "not": {"enum": known}}, **fields,
+        "properties": {"event": {"type": "string", "not": {"enum": [*known, "revoked"]}},
+                       **fields,
                        "data": {"type": "string"}},
         "required": ["event", "id", "data"],
+    }
+    revoked = {
+        "title": "PlayerStreamRevokedEvent", "type": "object",
+        "description": "The last event of a feed whose player left for good (or was deleted "
+        "by its app): checked before every event. No `id`; the stream then ends.",
+        "properties": {
+            "event": {"const": "revoked", "description": "The event's kind."},
+            "data": {"type": "string", "contentMediaType": "application/json",
+                     "contentSchema": {
+                         "type": "object", "required": ["code"],
+                         "properties": {"code": {
+                             "type": "string",
+                             "description": "The problem code: `credential_revoked`."}}},
+                     "description": "`{\"code\": \"credential_revoked\"}` as JSON text."},
+        },
+        "required": ["event", "data"],
     }
     stream = {
         "title": "PlayerStreamEvent",
         "description": "One event of the player's feed. Known kinds (`event`): "
-        + ", ".join(f"`{k}`" for k in known) + "; more may be added: ignore unknown ones.",
+        + ", ".join(f"`{k}`" for k in [*known, "revoked"])
+        + "; more may be added: ignore unknown ones.",
         "anyOf": [{"$ref": "#/components/schemas/PlayerStreamKnownEvent"},
+                  {"$ref": "#/components/schemas/PlayerStreamRevokedEvent"},
                   {"$ref": "#/components/schemas/PlayerStreamOtherEvent"}],
-        "x-extensible-enum": known,
+        "x-extensible-enum": [*known, "revoked"],
     }
-    return {"PlayerStreamKnownEvent": known_event, "PlayerStreamOtherEvent": other,
-            "PlayerStreamEvent": stream}
+    return {"PlayerStreamKnownEvent": known_event, "PlayerStreamRevokedEvent": revoked,
+            "PlayerStreamOtherEvent": other, "PlayerStreamEvent": stream}
 
 
 def _board_svg_path() -> dict[str, Any]:

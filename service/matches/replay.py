@@ -81,6 +81,27 @@ def with_handover(record: MatchRecord, logged: LogRecord) -> MatchRecord:
     return record
 
 
+SeatChange = tuple[str, int]
+"""A service entry's change to who may read a seat: ``(type, seat)`` (``seat_credentials``)."""
+
+SEAT_CREDENTIAL_CHANGES = ("seat_to_bot", "seat_token_renewed", "seat_renamed")
+"""Service entries that change a seat's credentials: the seat handed to a bot (its token and
+its player stop reading it), its token renewed (the old token and its stream tickets stop),
+its player renamed (``SeatPlayers.rename_player``: the player left for good, its player
+credential is revoked)."""
+
+
+def seat_change(logged: LogRecord) -> SeatChange | None:
+    """The seat-credential change a logged entry makes, or None (moves, other entries)."""
+    action = logged.action
+    if logged.seat is not None or not isinstance(action, dict):
+        return None
+    seat, kind = action.get("seat"), action.get("type")
+    if isinstance(seat, int) and kind in SEAT_CREDENTIAL_CHANGES:
+        return str(kind), seat
+    return None
+
+
 def initial_state(engine: Engine[Any], record: MatchRecord) -> Any:
     """The state at version 0, set up from the record's seed, options and rules version."""
     options = engine.Options.model_validate(record.options) if record.options else None

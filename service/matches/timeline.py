@@ -23,7 +23,7 @@ from service.games.base import Engine
 from . import patches
 from .models import MatchState
 from .records import LogRecord, MatchRecord
-from .replay import replay_step, with_handover
+from .replay import SeatChange, replay_step, seat_change, with_handover
 from .storage import MatchStorage
 from .views import state_of
 
@@ -59,6 +59,11 @@ class Frame:
     state: Any
     record: MatchRecord
     previous: Frame | None = None
+    exact: bool = False
+    """``record`` is the stored record of this version (loaded whole), not one rebuilt by
+    replaying the log: its seat tokens and players are the true ones."""
+    change: SeatChange | None = None
+    """The seat-credential change this version's log entry made (a replayed frame)."""
     _states: weakref.WeakValueDictionary[int | None, MatchState] = field(
         default_factory=weakref.WeakValueDictionary
     )
@@ -127,7 +132,8 @@ class Timeline:
         self.engine = engine
         self.frames: dict[int, Frame] = {}
         self._lock = asyncio.Lock()
-        self._add(Frame(match_id, version, engine, engine.loads(record.state), record))
+        self._add(Frame(match_id, version, engine, engine.loads(record.state), record,
+                        exact=True))
         self.watchers = 0
 
     @property
@@ -171,7 +177,7 @@ class Timeline:
             if upto - newest.version > JUMP:
                 version, record = await self.storage.load(self.match_id)
                 self._add(Frame(self.match_id, version, self.engine,
-                                self.engine.loads(record.state), record))
+                                self.engine.loads(record.state), record, exact=True))
                 return
             entries = await self.storage.entries(self.match_id, newest.version)
             state, record = newest.state, newest.record
@@ -181,7 +187,7 @@ class Timeline:
                 state, _ = replay_step(self.engine, state, logged)
                 record = with_handover(record, logged)
                 frame = Frame(self.match_id, entry.version, self.engine, state, record,
-                              previous=previous)
+                              previous=previous, change=seat_change(logged))
                 self._add(frame)
                 previous = frame
 

@@ -22,16 +22,22 @@ from typing import Literal
 
 from service.errors import ApiError
 from service.games import get as get_engine
-from service.identity.callers import Credential
+from service.i18n import N_
+from service.identity.callers import Caller, Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.store import MatchNotFound, StoreUnavailable
 
 from .models import MatchState
 from .records import LogRecord, MatchRecord
-from .replay import replay_step, state_at, with_handover
+from .replay import SeatChange, replay_step, seat_change, state_at, with_handover
 from .storage import RETRY_AFTER_SECONDS, MatchStorage
 from .timeline import Frame, Timeline, Timelines
 from .views import seat_of
+
+HANDED_OVER = N_("The seat was handed to a bot: this credential no longer reads it.")
+RENEWED = N_("The seat's token was renewed: the old token and its stream tickets no longer "
+             "read it.")
+LEFT = N_("This player left for good.")
 
 Mode = Literal["full", "patch"]
 Kind = Literal["state", "snapshot", "patch"]
@@ -67,6 +73,70 @@ class LiveEvent:
         return self.frame.finished
 
 
+class Revoked(Exception):
+    """The stream's credential stopped reading its seat: the stream ends before the version
+    it was about to send (``error``: the problem, code ``credential_revoked``)."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.detail)
+        self.error = error
+
+
+def _revoked(detail: str) -> ApiError:
+    return ApiError.of("credential_revoked", detail)
+
+
+@dataclass(slots=True)
+class _Holder:
+    """The credential a seat's stream was opened with, checked again at every version it is
+    about to send (docs/events.md, "revoked"): a seat token or a stream ticket by the seat's
+    token digest, a player credential by the seat's binding to the player."""
+
+    seat: int
+    digest: str | None
+    """The seat's token digest the stream was opened with (a seat token or stream ticket)."""
+    player: tuple[str, str] | None
+    """``(app, player)`` for a player credential."""
+    checked: int
+    """The newest version at which the credential was valid."""
+
+    @classmethod
+    def of(cls, record: MatchRecord, version: int, token: Credential,
+           seat: int | None) -> _Holder | None:
+        """The holder of ``seat`` at ``version`` (None: a spectator, nothing to revoke)."""
+        if seat is None:
+            return None
+        if isinstance(token, Caller) and token.player is not None:
+            return cls(seat, None, (token.app, token.player), version)
+        digest = record.tokens[seat] if seat < len(record.tokens) else None
+        if digest is None:  # a stream ticket whose seat went to a bot since it was checked
+            raise Revoked(_revoked(HANDED_OVER))
+        return cls(seat, digest, None, version)
+
+    def against(self, record: MatchRecord) -> ApiError | None:
+        """Why the credential no longer reads the seat of a stored ``record``, or None."""
+        if self.player is not None:
+            if record.player_seat(*self.player) == self.seat:
+                return None
+            return _revoked(HANDED_OVER)
+        if self.seat < len(record.tokens) and record.tokens[self.seat] == self.digest:
+            return None
+        return _revoked(HANDED_OVER if self.seat in record.bots else RENEWED)
+
+    def after(self, change: SeatChange | None) -> ApiError | None:
+        """Why a replayed version's seat-credential change revokes the credential, or None."""
+        if change is None or change[1] != self.seat:
+            return None
+        kind = change[0]
+        if kind == "seat_to_bot":
+            return _revoked(HANDED_OVER)
+        if kind == "seat_token_renewed" and self.digest is not None:
+            return _revoked(RENEWED)
+        if kind == "seat_renamed" and self.player is not None:
+            return _revoked(LEFT)
+        return None
+
+
 class Watching:
     """The live side of the match service on this replica."""
 
@@ -92,9 +162,10 @@ class Watching:
         version, record = await self.storage.load(match_id)
         if token is not None:
             seat = seat_of(record, token, required=False)
+        holder = _Holder.of(record, version, token, seat)
         engine = get_engine(record.game)
         timeline = self.timelines.acquire(match_id, engine, version, record)
-        stream = _Stream(self, timeline, seat, mode, max(snapshot_every, 1))
+        stream = _Stream(self, timeline, seat, mode, max(snapshot_every, 1), holder)
         try:
             await timeline.advance(version)
             newest = timeline.newest
@@ -102,9 +173,11 @@ class Watching:
             # own: share the timeline's instead of keeping a copy per watcher.
             record = newest.record
             if after is None or after > newest.version:
+                await stream.admit(newest)
                 yield stream.snapshot(newest)
                 cursor = newest.version
             elif newest.version - after > self.resume_window:
+                await stream.admit(newest)
                 self.resumes["snapshot"] += 1
                 yield stream.snapshot(newest, gap=True)
                 cursor = newest.version
@@ -138,11 +211,11 @@ class Watching:
 class _Stream:
     """One watcher's position: the last version it got, and what it needs next."""
 
-    __slots__ = ("base", "finished", "last", "mode", "seat", "sent_snapshot",
+    __slots__ = ("base", "finished", "holder", "last", "mode", "seat", "sent_snapshot",
                  "since_snapshot", "snapshot_every", "timeline", "watching")
 
     def __init__(self, watching: Watching, timeline: Timeline, seat: int | None,
-                 mode: Mode, snapshot_every: int) -> None:
+                 mode: Mode, snapshot_every: int, holder: _Holder | None = None) -> None:
         self.watching = watching
         self.timeline = timeline
         self.seat = seat
@@ -155,6 +228,30 @@ class _Stream:
         self.sent_snapshot = False
         self.since_snapshot = 0
         self.finished = False
+        self.holder = holder
+
+    async def admit(self, frame: Frame) -> None:
+        """Raise ``Revoked`` unless the stream's credential still reads its seat at
+        ``frame``: every version since the last check is looked at (a stored record by its
+        tokens and players, a replayed version by its log entry's seat change); versions no
+        longer at hand are judged by the stored record (a store read, on gaps only)."""
+        holder = self.holder
+        if holder is None or frame.version <= holder.checked:
+            return
+        error: ApiError | None = None
+        for version in range(holder.checked + 1, frame.version + 1):
+            step = frame if version == frame.version or frame.exact else \
+                self.timeline.frame(version)
+            if step is None:
+                _, record = await self.timeline.storage.load(self.timeline.match_id)
+                error = holder.against(record)
+                break
+            error = holder.against(step.record) if step.exact else holder.after(step.change)
+            if error is not None or step is frame:
+                break
+        if error is not None:
+            raise Revoked(error)
+        holder.checked = frame.version
 
     def _sent(self, event: LiveEvent, frame: Frame) -> LiveEvent:
         self.last = event.version
@@ -190,12 +287,14 @@ class _Stream:
         while self.last < latest:
             frame = self.timeline.frame(self.last + 1)
             if frame is not None:
+                await self.admit(frame)
                 yield self.next(frame)
                 continue
             newest = self.timeline.newest
             if newest.version <= self.last:
                 return  # the timeline restarted behind us; the next wake-up moves it on
             if newest.version - self.last > self.watching.resume_window:
+                await self.admit(newest)
                 self.watching.resumes["snapshot"] += 1
                 yield self.snapshot(newest, gap=True)
                 continue
@@ -219,12 +318,16 @@ class _Stream:
                 logged = LogRecord.decode(record.game, record.log_dict, entry.data)
                 state, _ = replay_step(engine, state, logged)
                 current = with_handover(current, logged)
-                yield self.next(Frame(match_id, entry.version, engine, state, current))
+                replayed = Frame(match_id, entry.version, engine, state, current,
+                                 change=seat_change(logged))
+                await self.admit(replayed)
+                yield self.next(replayed)
         while self.last < upto:
             shared = timeline.frame(self.last + 1)
             if shared is None:
                 return
+            await self.admit(shared)
             yield self.next(shared)
 
 
-__all__ = ["LiveEvent", "Mode", "Watching"]
+__all__ = ["LiveEvent", "Mode", "Revoked", "Watching"]

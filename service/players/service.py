@@ -26,6 +26,7 @@ from service.matches.models import (
     StreamTicket,
 )
 from service.matches.records import MatchRecord, SeatPlayer
+from service.matches.watch import Revoked
 from service.store import DocStore
 
 from . import tickets
@@ -193,10 +194,21 @@ class PlayerService:
         key = player.ticket_key if player is not None and not player.deleted else None
         return tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
 
-    def follow_feed(
+    async def follow_feed(
         self, player: str, after: int | None
     ) -> AsyncGenerator[FeedItem | FeedReset, None]:
-        return self.feed.follow(player, after)
+        """The player's feed (``Feed.follow``), its credential checked again before every
+        event: once the player has left for good (or its app deleted it), the feed ends with
+        ``Revoked`` (``credential_revoked``) instead of the event."""
+        events = self.feed.follow(player, after)
+        try:
+            async for event in events:
+                record = await self.directory.get(player)
+                if record is None or record.deleted:
+                    raise Revoked(ApiError.of("credential_revoked", "This player left for good."))
+                yield event
+        finally:
+            await events.aclose()
 
     # Matches with players ----------------------------------------------------------------
 

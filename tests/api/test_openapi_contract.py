@@ -114,8 +114,9 @@ def test_the_event_stream_is_described_event_by_event(toy_game: None) -> None:
     schemas = doc["components"]["schemas"]
     union = schemas["MatchStreamEvent"]
     assert union["anyOf"] == [{"$ref": f"#/components/schemas/{name}"} for name in
-                              ("MatchStateEvent", "MatchPatchEvent", "OtherStreamEvent")]
-    assert union["x-extensible-enum"] == ["state", "snapshot", "patch"]  # an open list
+                              ("MatchStateEvent", "MatchPatchEvent", "MatchRevokedEvent",
+                               "OtherStreamEvent")]
+    assert union["x-extensible-enum"] == ["state", "snapshot", "patch", "revoked"]  # open
     for name, kinds, content in (("MatchStateEvent", {"enum": ["state", "snapshot"]},
                                   "MatchState"),
                                  ("MatchPatchEvent", {"const": "patch"}, "StreamPatch")):
@@ -125,8 +126,12 @@ def test_the_event_stream_is_described_event_by_event(toy_game: None) -> None:
         data = event["properties"]["data"]
         assert data["contentMediaType"] == "application/json"
         assert data["contentSchema"] == {"$ref": f"#/components/schemas/{content}"}
+    revoked = schemas["MatchRevokedEvent"]
+    assert set(revoked["required"]) == {"event", "data"} and "id" not in revoked["properties"]
+    assert revoked["properties"]["event"]["const"] == "revoked"
+    assert revoked["properties"]["data"]["contentSchema"]["required"] == ["code"]
     assert schemas["OtherStreamEvent"]["properties"]["event"]["not"] == {
-        "enum": ["state", "snapshot", "patch"]}
+        "enum": ["state", "snapshot", "patch", "revoked"]}
 
 
 def _sse(text: str) -> list[dict[str, Any]]:

@@ -66,6 +66,9 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/graphql/mutations.py::build_mutation.Mutation.act.play": ("act",),
     "service/api/graphql/mutations.py::build_mutation.Mutation.hand_seat_to_bot.hand":
         ("handSeatToBot",),
+    # matchUpdated: REST's streamEvents as a subscription (a negative after: malformed).
+    "service/api/graphql/subscriptions.py::build_subscription.Subscription.match_updated":
+        ("streamEvents",),
     "service/api/graphql/routes.py::SkylineGraphQL.__call__": (GRAPHQL,),
     "service/api/graphql/routes.py::SkylineGraphQL.on_ws_connect": (GRAPHQL,),
     "service/api/graphql/routes.py::_malformed": (GRAPHQL,),
@@ -94,6 +97,8 @@ SITES: dict[str, tuple[str, ...]] = {
     # And GraphQL's subscriptions.
     "service/live/hub.py::LiveHub.admit": ("streamEvents", "streamPlayerEvents"),
     "service/matches/watch.py::Watching.follow": ("streamEvents",),
+    # A stream's credential checked again at every version (issue 20, item 9).
+    "service/matches/watch.py::_revoked": ("streamEvents",),
     "service/api/rest/events.py::_mode": ("streamEvents",),
     "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
@@ -129,6 +134,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/players/service.py::PlayerService._own": (
         "getMe", "deleteMe", "listMyMatches", "streamPlayerEvents", "createFeedTicket"),
     "service/players/service.py::PlayerService.issue_feed_ticket": ("createFeedTicket",),
+    # The feed's player checked again before every event (issue 20, item 9).
+    "service/players/service.py::PlayerService.follow_feed": ("streamPlayerEvents", GRAPHQL),
     "service/players/service.py::_player_caller": ("listMyMatches", "streamPlayerEvents"),
     "service/players/tickets.py::verify": ("streamPlayerEvents",),
     "service/api/rest/feed.py::player_events": ("streamPlayerEvents",),

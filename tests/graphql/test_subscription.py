@@ -191,3 +191,51 @@ def test_unexpected_failures_in_the_stream_are_masked(
         assert message["payload"]["errors"] == [{"message": "Unexpected error."}]
         assert "secret" not in str(message)
         assert ws.receive_json() == {"id": "1", "type": "complete"}
+
+
+HAND_OVER = """
+mutation($id: ID!) {
+  handSeatToBot(matchId: $id, kind: random) { __typename ... on MatchState { version } }
+}
+"""
+
+
+def test_a_seat_handed_to_a_bot_ends_its_subscription_before_the_next_version(
+    gql: GraphQLClient,
+) -> None:
+    """Issue 20, item 9: the subscription opened with seat 1's token checks it again at
+    every version; from the hand-over on it sends nothing of seat 1's view (nor of the
+    spectator's): ``Unauthorized`` with code ``credential_revoked``, then completion."""
+    match_id, tokens = create_match(gql, players=3)
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id}, tokens[1]) as sub:
+        assert sub.next()["matchUpdated"]["version"] == 0
+        act(gql, match_id, tokens[0], DRAW)
+        act(gql, match_id, tokens[1], DRAW)
+        mine = [sub.next()["matchUpdated"] for _ in range(2)]
+        assert [(u["version"], u["seat"]) for u in mine] == [(1, 1), (2, 1)]
+        assert len(mine[1]["view"]["hand"]) == 4  # seat 1's own hand, just drawn into
+        handed = gql(HAND_OVER, {"id": match_id}, tokens[1])["handSeatToBot"]
+        assert handed == {"__typename": "MatchState", "version": 3}
+        # Later versions: seat 2 draws, then seats 0 and 2 choose (the bot has no worker
+        # here); none of them may reach the old token's stream.
+        act(gql, match_id, tokens[2], DRAW)
+        for seat in (0, 2):
+            card = state(gql, match_id, tokens[seat])["view"]["hand"][0]
+            act(gql, match_id, tokens[seat], play(card))
+        assert state(gql, match_id)["version"] == 6
+        ended = sub.next()["matchUpdated"]
+        assert (ended["__typename"], ended["code"]) == ("Unauthorized", "credential_revoked")
+        assert "bot" in ended["message"]
+        sub.expect_complete()
+
+
+def test_a_subscription_resuming_across_a_hand_over_stops_at_it(gql: GraphQLClient) -> None:
+    """Versions replayed for a late subscriber are checked too: the token is refused at the
+    start (it is no seat of the match any more) rather than replayed the seat's view."""
+    match_id, tokens = create_match(gql, players=3)
+    act(gql, match_id, tokens[0], DRAW)
+    gql(HAND_OVER, {"id": match_id}, tokens[1])
+    with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 0}, tokens[1]) as sub:
+        refused = sub.next()["matchUpdated"]
+        assert (refused["__typename"], refused["code"]) == ("Unauthorized", "unauthorized")
+        sub.expect_complete()

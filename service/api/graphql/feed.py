@@ -8,6 +8,7 @@ from typing import Any
 import strawberry
 
 from service.errors import ApiError
+from service.matches.watch import Revoked
 from service.players.feed import FeedItem, FeedReset
 
 from .context import Info
@@ -112,6 +113,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
                             yield converted
                 finally:
                     await events.aclose()
+            except Revoked as revoked:  # the player left for good: the problem, then the end
+                yield failure_for(revoked.error, PLAYER_FAILURES, ctx.lang)
             except ApiError as error:
                 yield failure_for(error, PLAYER_FAILURES, ctx.lang)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import (
     AddValidationRules,
     MaskErrors,
@@ -17,6 +17,7 @@ from strawberry.extensions import (
     MaxTokensLimiter,
     ParserCache,
     QueryDepthLimiter,
+    SchemaExtension,
     ValidationCache,
 )
 
@@ -72,6 +73,28 @@ class CachedParser(ParserCache):
         yield
 
 
+class OneOperationOrName(SchemaExtension):
+    """A document of several operations needs ``operationName`` (GraphQL spec, "Executing
+    Requests": ``GetOperation`` raises a request error). Strawberry 0.341 runs the first
+    operation instead, over HTTP and WebSocket alike; this refuses the request with a
+    GraphQL error before anything runs. It comes after ``ValidationCache`` (whose cached
+    error list it leaves untouched) and adds its error to the validation errors."""
+
+    MESSAGE = "Must provide operation name if query contains multiple operations."
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        document = context.graphql_document
+        named = getattr(context, "_provided_operation_name", None)
+        if document is not None and named is None and sum(
+            isinstance(d, OperationDefinitionNode) for d in document.definitions
+        ) > 1:
+            context.pre_execution_errors = [
+                *(context.pre_execution_errors or ()), GraphQLError(self.MESSAGE)
+            ]
+        yield
+
+
 def should_mask(error: GraphQLError) -> bool:
     """Hide unexpected failures (exceptions in resolvers); keep validation errors readable."""
     original = error.original_error
@@ -100,6 +123,7 @@ def build_schema() -> strawberry.Schema:
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             lambda: CachedParser(maxsize=DOCUMENT_CACHE),
             lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
+            OneOperationOrName,
             lambda: MaskErrors(should_mask_error=should_mask),
         ],
     )

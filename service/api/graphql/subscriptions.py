@@ -6,8 +6,13 @@ log for versions the stream has not seen; a subscription more than the server's 
 window behind starts with the current version instead). Without ``after``, the first
 message is the current state; with it, the versions after ``after``. The stream completes
 after the version that finishes the match, or after a failure member (which is then its
-only message). Every subscription holds one of the replica's watcher slots (the caps of
-the event stream: ``Unavailable`` with code ``too_many_streams`` or ``replica_full``).
+only message), or after ``Unauthorized`` with code ``credential_revoked`` when the seat's
+credential stops reading it (the seat handed to a bot, its token renewed, its player gone:
+checked before every version, and nothing of that version is sent). ``after`` must not be
+negative (``BadRequest``, code ``malformed``, like REST's 400); one beyond the current
+version starts with the current state, as REST does. Every subscription holds one of the
+replica's watcher slots (the caps of the event stream: ``Unavailable`` with code
+``too_many_streams`` or ``replica_full``).
 """
 
 from collections import OrderedDict
@@ -17,9 +22,11 @@ from typing import Any
 import strawberry
 
 from service.errors import ApiError
+from service.i18n import T
 from service.identity.callers import credential_key
 from service.live import LiveHub, Shutdown
 from service.matches import models
+from service.matches.watch import Revoked
 
 from .context import Info
 from .feed import build_feed_subscription
@@ -65,6 +72,12 @@ def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> typ
             service = info.context.service
             lease = None
             try:
+                if after is not None and after < 0:
+                    # REST's ?after=-1 is 400 malformed: the same refusal, not a replay of
+                    # every version.
+                    raise ApiError.of(
+                        "malformed", T("{name} must be a non-negative integer.", name="after")
+                    )
                 token = info.context.credentials()
                 version, finished = await service.head(str(match_id), token)
                 if after is not None and after > version:
@@ -83,6 +96,9 @@ def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> typ
                             return
                 finally:
                     await updates.aclose()
+            except Revoked as revoked:
+                # The credential stopped reading the seat: the problem, then completion.
+                yield failure_for(revoked.error, READ_FAILURES, info.context.lang)
             except Shutdown:
                 return  # the replica is stopping: the client reconnects (elsewhere)
             except ApiError as error:

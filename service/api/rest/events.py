@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
@@ -11,7 +12,7 @@ from service.errors import ApiError
 from service.i18n import T
 from service.identity.callers import credential_key
 from service.live import LiveHub, Shutdown
-from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode
+from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode, Revoked
 
 from .http import non_negative_int, query_count, service_of
 from .sse import EventStream, encode
@@ -52,7 +53,8 @@ async def match_events(request: Request) -> Response:
     that one -- or, more than the resume window behind, one ``snapshot`` of the current
     state. ``mode=patch`` sends JSON Patches between snapshots (docs/events.md). The stream
     ends after the final state, or once it has been open for the server's
-    ``sse_max_seconds`` (the client reconnects with ``Last-Event-ID``)."""
+    ``sse_max_seconds`` (the client reconnects with ``Last-Event-ID``), or with a ``revoked``
+    event when the seat's credential stops reading it (checked at every version)."""
     match_id = request.path_params["match_id"]
     token, ticket_seat = await stream_seat(request)
     service = service_of(request)
@@ -96,6 +98,11 @@ async def _encoded(updates: AsyncGenerator[LiveEvent, None]) -> AsyncIterator[by
             yield encode(data=update.data, event=update.kind, id=str(update.version))
             if update.finished:
                 return
+    except Revoked as revoked:
+        # The credential no longer reads the seat (handed to a bot, token renewed, player
+        # gone): nothing of the version at hand is sent; the stream ends with the reason.
+        yield encode(event="revoked", data=json.dumps({"code": revoked.error.code},
+                                                     separators=(",", ":")))
     except Shutdown:
         # This replica is stopping: reconnect (elsewhere) after a jittered pause, so that a
         # rolling deploy does not bring every stream to the next replica at once.

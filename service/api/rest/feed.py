@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
@@ -12,6 +13,7 @@ from starlette.responses import JSONResponse, Response
 from service.errors import ApiError
 from service.i18n import T
 from service.live import LiveHub, Shutdown
+from service.matches.watch import Revoked
 from service.players.feed import FeedItem, FeedReset
 
 from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
@@ -89,6 +91,10 @@ async def _encoded(
                              id=str(event.last))
             else:
                 yield encode(data=event.data, event=event.kind, id=str(event.seq))
+    except Revoked as revoked:
+        # The player left for good: the feed ends without the event at hand.
+        yield encode(event="revoked", data=json.dumps({"code": revoked.error.code},
+                                                     separators=(",", ":")))
     except Shutdown:
         # This replica is stopping: reconnect (elsewhere) after a jittered pause.
         yield encode(comment="shutdown", retry=LiveHub.reconnect_delay_ms())
