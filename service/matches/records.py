@@ -3,7 +3,9 @@ version. The store treats both as opaque; this module is their only reader and w
 
 Record: a compact JSON header, a newline, then the engine's own ``dumps`` bytes. Keeping the
 idempotency keys in the header means they are written by the same compare-and-set as the move
-they belong to, so a retried request can never act twice.
+they belong to, so a retried request can never act twice. The header keeps the last
+``MAX_IDEMPOTENCY_KEYS``; older keyed moves are found by the write tag their key gives their
+log entry (``act.key_write_id``), from version ``w`` (``keys_from``) on.
 
 Log entry: compact JSON ``{"s": seat, "a": action}`` (seat null for a seat handed to a bot),
 deflated with the game's preset dictionary named in the record (``logdict.py``): 4-10 bytes
