@@ -66,6 +66,7 @@ CODES: dict[str, tuple[int, str]] = {
     "match_finished": (409, N_("Match finished")),
     "version_conflict": (409, N_("Version conflict")),
     "idempotency_key_reused": (409, N_("Idempotency key reused")),
+    "idempotency_key_expired": (409, N_("Idempotency key expired")),
     "rules_version_retired": (410, N_("Rules version retired")),
     "precondition_failed": (412, N_("Precondition failed")),
     "body_too_large": (413, N_("Request body too large")),

@@ -51,7 +51,8 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "getLegalMoves": _READ,
     "act": (
         *_BODY, *_READ, "not_your_turn", "match_finished", "version_conflict",
-        "idempotency_key_reused", "precondition_failed", "invalid_action", "forbidden",
+        "idempotency_key_reused", "idempotency_key_expired", "precondition_failed",
+        "invalid_action", "forbidden",
     ),
     "handSeatToBot": (
         *_BODY, *_READ, "not_found", "match_finished", "bad_bots", "forbidden"

@@ -3,7 +3,9 @@ version. The store treats both as opaque; this module is their only reader and w
 
 Record: a compact JSON header, a newline, then the engine's own ``dumps`` bytes. Keeping the
 idempotency keys in the header means they are written by the same compare-and-set as the move
-they belong to, so a retried request can never act twice.
+they belong to, so a retried request can never act twice. The header keeps the last
+``MAX_IDEMPOTENCY_KEYS``; older keyed moves are found by the write tag their key gives their
+log entry (``act.key_write_id``), from version ``w`` (``keys_from``) on.
 
 Log entry: compact JSON ``{"s": seat, "a": action}`` (seat null for a seat handed to a bot),
 deflated with the game's preset dictionary named in the record (``logdict.py``): 4-10 bytes
@@ -84,6 +86,12 @@ class MatchRecord:
     seat_players: tuple[SeatPlayer | None, ...] = ()
     """Per seat, the player bound to it (None: an anonymous seat token or a bot); empty for
     matches without players."""
+    keys_from: int | None = 1
+    """Every keyed move (one posted with an Idempotency-Key) at this version or later was
+    written with its key's write id (``act.key_write_id``), so the log's write tags find it
+    however long ago it was played. 1 for matches created since (issue 20, item 12); None
+    for a record written by an older build (which drops the field when it writes: its keyed
+    moves carry random write ids), set by the next move this build writes."""
 
     def player_seat(self, app: str, player: str) -> int | None:
         """The seat ``player`` of ``app`` holds, or None."""
@@ -104,6 +112,21 @@ class MatchRecord:
                 return result
         return None
 
+    def forgotten_before(self) -> int:
+        """Keyed moves no longer remembered all have versions below this (0: none was ever
+        forgotten: fewer than ``MAX_IDEMPOTENCY_KEYS`` keyed moves were played). The keys
+        are remembered in the order their moves landed, so the forgotten ones are older than
+        the oldest remembered."""
+        if len(self.idempotency) < MAX_IDEMPOTENCY_KEYS:
+            return 0
+        return self.idempotency[0].version
+
+    def untagged_keys_forgotten(self) -> bool:
+        """Whether a keyed move whose log entry carries no key tag (played before
+        ``keys_from``) may have been forgotten: then a key neither remembered nor found in
+        the log may still be an old move's (conservatively: the record cannot count them)."""
+        return self.keys_from != 1 and self.forgotten_before() > 0
+
     def encode(self) -> bytes:
         header = {
             "g": self.game,
@@ -123,6 +146,8 @@ class MatchRecord:
         if self.app is not None:
             header["a"] = self.app
             header["p"] = [None if p is None else [p.player, p.name] for p in self.seat_players]
+        if self.keys_from is not None:
+            header["w"] = self.keys_from
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -149,6 +174,7 @@ class MatchRecord:
             seat_players=tuple(
                 None if p is None else SeatPlayer(p[0], p[1]) for p in header.get("p", ())
             ),
+            keys_from=header.get("w"),
         )
 
 

@@ -201,12 +201,13 @@ class MatchStorage:
 
     async def write(
         self, match_id: str, version: int, record: MatchRecord, entry: LogRecord, *,
-        before: MatchRecord | None = None,
+        before: MatchRecord | None = None, write_id: str | None = None,
     ) -> bool:
         """Compare-and-set ``record`` as version ``version + 1`` with its log ``entry``; a
         ``checkpointed`` version's entry carries the record's state (the state after it).
-        Once it landed, every ``listeners`` hears of it (``before``: the record it
-        replaced)."""
+        ``write_id``: the write id whose tag the log keeps (a keyed move's, derived from its
+        Idempotency-Key; None: a random one). Once it landed, every ``listeners`` hears of
+        it (``before``: the record it replaced)."""
         if checkpointed(version + 1) and entry.checkpoint is None:
             # Re-dumped, so that the checkpoint is what replaying would rebuild even when the
             # record's state is an older build's bytes (a hand-over leaves it unchanged).
@@ -217,6 +218,7 @@ class MatchStorage:
                 self.store.compare_and_set(
                     match_id, version, record.encode(),
                     entry.encode(record.game, record.log_dict), self.ttl(record),
+                    write_id=write_id,
                 )
             )
         except MatchNotFound:

@@ -76,7 +76,9 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/app.py::_unexpected": (EVERY, GRAPHQL),
     "service/app.py::_http_error": (),  # Starlette's own refusals: see DYNAMIC
     "service/matches/act.py::Acting.act": ("act",),
-    "service/matches/act.py::Acting._replayed": ("act",),
+    "service/matches/act.py::_key_reused": ("act",),
+    "service/matches/act.py::_key_expired": ("act",),
+    "service/matches/act.py::Acting._logged": ("act",),
     "service/matches/board.py::board_svg": ("getBoardSvg",),
     "service/matches/bot_seats.py::bot_seats": ("createMatch", "handSeatToBot"),
     "service/matches/bot_seats.py::BotSeats.hand_seat_to_bot": ("handSeatToBot",),
