@@ -83,6 +83,10 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     """Peers (addresses, CIDR ranges) whose ``X-Forwarded-For`` / ``-Proto`` (and
     ``X-Request-Id``) are believed; none by default (``service.api.proxies``)."""
+    allow_chosen_seeds: bool = False
+    """Take a creator's chosen seed whoever sits in the match (``--allow-chosen-seeds``); off,
+    the default: refused (400 ``seed_not_allowed``) when players other than the creator sit
+    there (docs/security.md, "Verifiable seeds (item 8)")."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -167,6 +171,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ),
         resume_window=settings.resume_window,
         stream_ticket_seconds=settings.stream_ticket_seconds,
+        allow_chosen_seeds=settings.allow_chosen_seeds,
     )
     metrics.live = live_gauges(match_service)
     player_service = PlayerService(

@@ -111,6 +111,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_watchers=args.max_watchers,
         max_watchers_per_client=args.max_watchers_per_client,
         resume_window=args.resume_window,
+        allow_chosen_seeds=args.allow_chosen_seeds,
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
@@ -485,6 +486,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--ws-compression", action="store_true", default=_env("WS_COMPRESSION", False, _flag),
         help="offer permessage-deflate to WebSocket (GraphQL) clients: smaller frames, about "
         "40 KB more memory per open connection (SKYLINE_WS_COMPRESSION; off by default)",
+    )
+    serve.add_argument(
+        "--allow-chosen-seeds", action="store_true",
+        default=_env("ALLOW_CHOSEN_SEEDS", False, _flag),
+        help="take a creator's chosen seed even when other players sit in the match (the "
+        "creator then knows every draw and hand; views say seedChosen). Off by default: 400 "
+        "seed_not_allowed (SKYLINE_ALLOW_CHOSEN_SEEDS)",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(

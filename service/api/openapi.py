@@ -161,7 +161,7 @@ def document_models() -> dict[str, tuple[Any, Any]]:
     event: Any = any_event("EventOut", engines)
     entry: Any = create_model(
         "LogEntryOut", __base__=LogEntryOut,
-        action=(action | None, Field(description="The action, only for the caller's own moves.")),
+        action=(action | None, Field(description=LogEntryOut.model_fields["action"].description)),
         events=(list[event], Field(description="What the move caused, as the caller may see "
                                    "it (docs/events.md).")),
     )

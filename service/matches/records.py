@@ -84,6 +84,13 @@ class MatchRecord:
     seat_players: tuple[SeatPlayer | None, ...] = ()
     """Per seat, the player bound to it (None: an anonymous seat token or a bot); empty for
     matches without players."""
+    seed_salt: bytes | None = None
+    """The 16 random bytes the seed's published commitment hides it with (``seeds.py``):
+    set when the service drew the seed; None for a chosen seed and for a match stored before
+    commitments (2026-12)."""
+    seed_chosen: bool | None = None
+    """Whether the creator chose the seed (True) or the service drew it (False); None for a
+    match stored before this was recorded (nothing shows the seed was drawn)."""
 
     def player_seat(self, app: str, player: str) -> int | None:
         """The seat ``player`` of ``app`` holds, or None."""
@@ -123,6 +130,10 @@ class MatchRecord:
         if self.app is not None:
             header["a"] = self.app
             header["p"] = [None if p is None else [p.player, p.name] for p in self.seat_players]
+        if self.seed_salt is not None:
+            header["ss"] = self.seed_salt.hex()
+        if self.seed_chosen is not None:
+            header["sc"] = self.seed_chosen
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -149,6 +160,8 @@ class MatchRecord:
             seat_players=tuple(
                 None if p is None else SeatPlayer(p[0], p[1]) for p in header.get("p", ())
             ),
+            seed_salt=bytes.fromhex(header["ss"]) if "ss" in header else None,
+            seed_chosen=header.get("sc"),
         )
 
 

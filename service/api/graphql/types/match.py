@@ -176,6 +176,24 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             description="Who sits in each seat, in seat order: a player's display name or "
             "a bot."
         )
+        options: JSON | None = strawberry.field(
+            description=models.MatchState.model_fields["options"].description
+        )
+        seed_chosen: bool = strawberry.field(
+            description=models.MatchState.model_fields["seed_chosen"].description
+        )
+        seed_commitment: str | None = strawberry.field(
+            description=models.MatchState.model_fields["seed_commitment"].description
+        )
+        seed: str | None = strawberry.field(
+            description="The match's seed in decimal (it may exceed GraphQL's 32-bit Int), "
+            "revealed once the match is finished (null before): with the number of seats, "
+            "`options` and `rulesVersion` it sets the match up again, and the log (every "
+            "move is shown once the match is finished) replays it."
+        )
+        seed_salt: str | None = strawberry.field(
+            description=models.MatchState.model_fields["seed_salt"].description
+        )
 
     @strawberry.type(description="The caller's legal moves at one version.")
     class LegalMoves:
@@ -213,7 +231,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         version: int
         seat: int | None = strawberry.field(description="The seat that acted.")
         action: optional_move = strawberry.field(  # type: ignore[valid-type]
-            description="The move, only for the caller's own moves."
+            description=models.LogEntryOut.model_fields["action"].description
         )
         events: list[Event]
 
@@ -239,6 +257,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             view=games.view.convert(state.view),
             result=None if state.result is None else games.result.convert(state.result),
             players=[seat_holder(h) for h in state.players],
+            options=cast(JSON, state.options), seed_chosen=state.seed_chosen,
+            seed_commitment=state.seed_commitment,
+            seed=None if state.seed is None else str(state.seed), seed_salt=state.seed_salt,
         )
 
     def from_legal_moves(moves: models.LegalMoves) -> LegalMoves:
