@@ -22,6 +22,7 @@ from service.games.base import Engine
 from service.matches.models import (
     LOG_PAGE_MAX,
     MAX_SEED,
+    SEED_DESCRIPTION,
     ActRequest,
     ActResponse,
     CreateMatchBase,
@@ -106,7 +107,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                 options=(options, Field(default=None)),
                 seed=(
                     Annotated[int, Field(ge=0, le=MAX_SEED)] | None,
-                    Field(default=None, description="Seed; omitted: a random one."),
+                    Field(default=None, description=SEED_DESCRIPTION),
                 ),
                 bots=(
                     bots,
@@ -130,7 +131,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                 options=(options, Field(default=None)),
                 seed=(
                     Annotated[int, Field(ge=0, le=MAX_SEED)] | None,
-                    Field(default=None, description="Seed; omitted: a random one."),
+                    Field(default=None, description=SEED_DESCRIPTION),
                 ),
                 seats=(
                     list[SeatRequest],

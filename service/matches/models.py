@@ -21,6 +21,13 @@ MAX_SEED = 2**53 - 1
 """Seeds stay within the integers a JavaScript client represents exactly."""
 
 
+SEED_DESCRIPTION = (
+    "Seed of the match's randomness: it fixes every draw, so its creator knows every hand "
+    "(views say `seedChosen`). Refused (400 seed_not_allowed) when players other than the "
+    "creator are seated, unless the server allows it. Omitted: the server draws one and "
+    "publishes a commitment to it (`seedCommitment`), revealed at the end."
+)
+
 _REFUSE_BOOL = get_args(WireInt)[1]
 # ``Annotated[WireInt, Field(ge=...)]`` validates but renders a non-standard ``ge`` key in
 # JSON Schema (the bool-refusing validator runs before the integer schema); putting the
@@ -115,9 +122,7 @@ class CreateMatchBase(InputModel):
     options: dict[str, Any] | None = Field(
         default=None, description="The game's options (see optionsSchema); omitted: defaults."
     )
-    seed: Seed | None = Field(
-        default=None, description="Seed of the match's randomness; omitted: a random one."
-    )
+    seed: Seed | None = Field(default=None, description=SEED_DESCRIPTION)
     bots: dict[str, str] | None = Field(
         default=None,
         description="Bot seats: seat number (as a string) -> built-in player "
