@@ -121,11 +121,26 @@ def test_a_drawn_seed_is_committed_at_the_start_and_revealed_only_at_the_end(
             assert all(entry["action"] is not None for entry in log)
         graphql = client.post("/graphql", json={
             "query": "query($id: ID!) { match(id: $id) { ... on MatchState { seed seedSalt "
-                     "seedChosen seedCommitment options } } }",
+                     "seedChosen seedCommitment options { __typename } } } }",
             "variables": {"id": match.id}}).json()["data"]["match"]
         assert graphql == {"seed": str(record.seed), "seedSalt": salt_hex,
                            "seedChosen": False, "seedCommitment": commitment,
                            "options": None}
+
+
+def test_every_view_shows_the_options_a_replay_needs(client: TestClient) -> None:
+    answer = client.post("/v1/matches", json={"game": "ny1901", "players": 2,
+                                              "options": {"expert": True}})
+    assert answer.status_code == 201, answer.text
+    match_id = answer.json()["matchId"]
+    options = client.get(f"/v1/matches/{match_id}").json()["options"]
+    assert options == {"expert": True, "challenge": "random", "streets": None}
+    graphql = client.post("/graphql", json={
+        "query": "query($id: ID!) { match(id: $id) { ... on MatchState { options { "
+                 "__typename ... on Ny1901Options { expert challenge streets } } } } }",
+        "variables": {"id": match_id}}).json()
+    assert graphql["data"]["match"]["options"] == {
+        "__typename": "Ny1901Options", "expert": True, "challenge": "random", "streets": None}
 
 
 def test_moves_of_other_seats_stay_hidden_while_the_match_is_played(client: TestClient

@@ -16,6 +16,7 @@ from typing import Any, cast
 import strawberry
 from strawberry.scalars import JSON
 
+from service.games import get as get_engine
 from service.matches import models
 
 from ..convert import Optional
@@ -147,6 +148,8 @@ def build_match_types(games: GameTypes) -> MatchTypes:
     view_type = games.view.annotation
     move_type = games.move.annotation
     result_type = Optional(games.result.annotation)
+    assert games.options is not None
+    options_type = Optional(games.options.annotation)
     optional_move = Optional(move_type)
 
     @strawberry.type(description="A match as the caller (a seat, or a spectator) sees it.")
@@ -176,8 +179,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             description="Who sits in each seat, in seat order: a player's display name or "
             "a bot."
         )
-        options: JSON | None = strawberry.field(
-            description=models.MatchState.model_fields["options"].description
+        options: options_type = strawberry.field(  # type: ignore[valid-type]
+            description="The game's options the match was created with, every default filled "
+            "in; null: created without options (every default)."
         )
         seed_chosen: bool = strawberry.field(
             description=models.MatchState.model_fields["seed_chosen"].description
@@ -257,10 +261,17 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             view=games.view.convert(state.view),
             result=None if state.result is None else games.result.convert(state.result),
             players=[seat_holder(h) for h in state.players],
-            options=cast(JSON, state.options), seed_chosen=state.seed_chosen,
+            options=match_options(state), seed_chosen=state.seed_chosen,
             seed_commitment=state.seed_commitment,
             seed=None if state.seed is None else str(state.seed), seed_salt=state.seed_salt,
         )
+
+    def match_options(state: models.MatchState) -> Any:
+        if state.options is None:
+            return None
+        engine: Any = get_engine(state.game)
+        assert games.options is not None
+        return games.options.convert(engine.Options.model_validate(state.options))
 
     def from_legal_moves(moves: models.LegalMoves) -> LegalMoves:
         return LegalMoves(
