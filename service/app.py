@@ -94,6 +94,10 @@ class Settings:
     body_timeout: float | None = 30.0
     """Seconds ``skyline serve`` gives a client to send a request's body once its headers
     are in; None: no limit."""
+    allow_chosen_seeds: bool = False
+    """Take a creator's chosen seed whoever sits in the match (``--allow-chosen-seeds``); off,
+    the default: refused (400 ``seed_not_allowed``) when players other than the creator sit
+    there (docs/security.md, "Verifiable seeds (item 8)")."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -195,6 +199,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ),
         resume_window=settings.resume_window,
         stream_ticket_seconds=settings.stream_ticket_seconds,
+        allow_chosen_seeds=settings.allow_chosen_seeds,
     )
     metrics.live = live_gauges(match_service)
     player_service = PlayerService(

@@ -1,5 +1,5 @@
 """The `skyline` command line: ``serve``, ``worker``, ``export-schema``, ``games``, ``show``,
-``selfplay``.
+``verify``, ``selfplay``.
 
 Every ``serve`` flag also reads an environment variable (``SKYLINE_<FLAG>``); a flag given on
 the command line wins over the environment.
@@ -127,6 +127,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         resume_window=args.resume_window,
         header_timeout=args.header_timeout or None,
         body_timeout=args.body_timeout or None,
+        allow_chosen_seeds=args.allow_chosen_seeds,
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
@@ -517,6 +518,54 @@ async def show(store: Any, match_id: str, *, token: str | None = None, svg: bool
         await store.close()
 
 
+# -- `skyline verify MATCH [--commitment HEX]` ------------------------------------------------
+VERIFY_HELP = ("check a match: its seed against the commitment it published, and its log "
+               "replayed from the seed (exit 0: consistent, 1: a mismatch, 2: unreadable)")
+
+
+def add_verify_parser(commands: Any) -> None:
+    """Add ``skyline verify`` to the subcommands."""
+    verify = commands.add_parser("verify", help=VERIFY_HELP, description=VERIFY_HELP)
+    verify.add_argument("match", help="the match id")
+    verify.add_argument(
+        "--commitment", default=None, metavar="HEX",
+        help="the seedCommitment a player noted when the match started: it must match too",
+    )
+    _add_store_flags(verify)
+    verify.set_defaults(handler=run_verify)
+
+
+def run_verify(args: Any) -> int:
+    """The ``skyline verify`` handler: prints the findings and the verdict; 0 when the match
+    is consistent, 1 on a mismatch, 2 when it cannot be read."""
+    from service.errors import ApiError
+    from service.matches import MatchService
+    from service.matches.verify import verify
+    from service.store import StoreFileError, open_store
+
+    try:
+        store = open_store(args.redis_url or None, args.redis_cluster or None,
+                           args.redis_prefix, data_dir=args.data_dir)
+    except StoreFileError as error:
+        print(f"skyline verify: {error}", file=sys.stderr)
+        return 2
+
+    async def run() -> Any:
+        storage = MatchService(store, ttl_finished=None, ttl_idle=None).storage
+        try:
+            return await verify(storage, args.match, published=args.commitment)
+        finally:
+            await store.close()
+
+    try:
+        verdict = asyncio.run(run())
+    except ApiError as error:
+        print(f"skyline verify: {error.detail}", file=sys.stderr)
+        return 2
+    print("\n".join(verdict.lines()))
+    return 0 if verdict.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="skyline", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -598,6 +647,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds a client has to send a request's body once its headers are in; past "
         "them 408 and the connection is closed (SKYLINE_BODY_TIMEOUT; 0: no limit)",
     )
+    serve.add_argument(
+        "--allow-chosen-seeds", action="store_true",
+        default=_env("ALLOW_CHOSEN_SEEDS", False, _flag),
+        help="take a creator's chosen seed even when other players sit in the match (the "
+        "creator then knows every draw and hand; views say seedChosen). Off by default: 400 "
+        "seed_not_allowed (SKYLINE_ALLOW_CHOSEN_SEEDS)",
+    )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(
         "--worker", action="store_true", default=_env("WORKER", False, _flag),
@@ -650,6 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_selfplay_parser(commands)  # `skyline selfplay`: service/bots/selfplay.py
 
     add_show_parser(commands)  # `skyline show MATCH [--svg FILE]`
+    add_verify_parser(commands)  # `skyline verify MATCH`: service/matches/verify.py
 
     from service.cli_apps import add_apps_parser
 

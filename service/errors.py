@@ -44,6 +44,7 @@ class Problem(BaseModel):
 CODES: dict[str, tuple[int, str]] = {
     "malformed": (400, N_("Malformed request")),
     "bad_name": (400, N_("Invalid name")),
+    "seed_not_allowed": (400, N_("Seed not allowed")),
     "unauthorized": (401, N_("Missing or invalid token")),
     "ticket_invalid": (401, N_("Invalid stream ticket")),
     "credential_revoked": (401, N_("Credential revoked")),

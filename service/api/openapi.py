@@ -22,6 +22,7 @@ from service.games.base import Engine
 from service.matches.models import (
     LOG_PAGE_MAX,
     MAX_SEED,
+    SEED_DESCRIPTION,
     ActRequest,
     ActResponse,
     CreateMatchBase,
@@ -106,7 +107,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                 options=(options, Field(default=None)),
                 seed=(
                     Annotated[int, Field(ge=0, le=MAX_SEED)] | None,
-                    Field(default=None, description="Seed; omitted: a random one."),
+                    Field(default=None, description=SEED_DESCRIPTION),
                 ),
                 bots=(
                     bots,
@@ -130,7 +131,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                 options=(options, Field(default=None)),
                 seed=(
                     Annotated[int, Field(ge=0, le=MAX_SEED)] | None,
-                    Field(default=None, description="Seed; omitted: a random one."),
+                    Field(default=None, description=SEED_DESCRIPTION),
                 ),
                 seats=(
                     list[SeatRequest],
@@ -161,7 +162,7 @@ def document_models() -> dict[str, tuple[Any, Any]]:
     event: Any = any_event("EventOut", engines)
     entry: Any = create_model(
         "LogEntryOut", __base__=LogEntryOut,
-        action=(action | None, Field(description="The action, only for the caller's own moves.")),
+        action=(action | None, Field(description=LogEntryOut.model_fields["action"].description)),
         events=(list[event], Field(description="What the move caused, as the caller may see "
                                    "it (docs/events.md).")),
     )

@@ -45,7 +45,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "getGame": ("malformed", "not_found", "unknown_rules_version"),
     "createMatch": (
         *_BODY, *_CREDENTIALS, "unknown_game", "bad_player_count", "bad_options", "bad_bots",
-        "player_not_found",
+        "player_not_found", "seed_not_allowed",
     ),
     "getMatch": _READ,
     "getLegalMoves": _READ,

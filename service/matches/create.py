@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -13,7 +12,7 @@ from service.games.base import Engine
 from service.i18n import T
 from service.identity import seats
 
-from . import logdict
+from . import logdict, seeds
 from .bot_seats import bot_seats
 from .due import DueSignals
 from .models import BotSeat, CreateMatchRequest, CreateMatchResponse, GameInfo, SeatToken
@@ -50,14 +49,19 @@ def engine_for_new(game_id: str) -> Engine[Any]:
 
 
 class Creation:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+    def __init__(
+        self, storage: MatchStorage, due: DueSignals, *, allow_chosen_seeds: bool = False
+    ) -> None:
         self.storage = storage
         self.due = due
+        self.allow_chosen_seeds = allow_chosen_seeds
+        """Whether a chosen seed is taken whoever sits in the match (``seeds.py``)."""
 
     async def create_match(
         self, req: CreateMatchRequest, *, app: str | None = None,
         bound: Mapping[int, SeatPlayer] | None = None,
         before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
+        creator: str | None = None,
     ) -> CreateMatchResponse:
         """A new match. ``req.seats`` needs its player and user seats resolved by the caller
         (``bound``: seat -> player, ``service.players``) and ``app``; those seats get a seat
@@ -65,7 +69,9 @@ class Creation:
         one). ``before_write(match_id, record)`` runs once the id is chosen, before the match
         is stored (the players' "my matches" index is written first, so a crash between the
         two leaves an index entry to a match that does not exist -- skipped when listed --
-        never a match missing from its players' lists)."""
+        never a match missing from its players' lists). ``creator``: the creating player's
+        id (None: anonymous or an app key), which may choose the seed of a match it plays
+        alone with bots (``seeds.check_chosen_seed``)."""
         engine = engine_for_new(req.game)
         players, raw_bots = seats_of(req, bound or {})
         if not engine.min_players <= players <= engine.max_players:
@@ -76,7 +82,12 @@ class Creation:
             )
         options = parse_options(engine, req.options)
         bots = bot_seats(engine, players, raw_bots, all_bots=bool(bound))
-        seed = req.seed if req.seed is not None else secrets.randbelow(2**53)
+        salt: bytes | None = None
+        if req.seed is not None:
+            seeds.check_chosen_seed(bound or {}, creator, allowed=self.allow_chosen_seeds)
+            seed = req.seed
+        else:
+            seed, salt = seeds.draw()
         state = engine.setup(players, options, seed)
         tokens: dict[int, str] = {
             seat: seats.new_token() for seat in range(players) if seat not in bots
@@ -102,6 +113,8 @@ class Creation:
             seat_players=(
                 tuple((bound or {}).get(s) for s in range(players)) if app is not None else ()
             ),
+            seed_salt=salt,
+            seed_chosen=salt is None,
         )
         match_id = await self.storage.create(record, before_write=before_write)
         self.storage.metrics.match_created(engine.id, record.rules_version)

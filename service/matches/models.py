@@ -21,6 +21,13 @@ MAX_SEED = 2**53 - 1
 """Seeds stay within the integers a JavaScript client represents exactly."""
 
 
+SEED_DESCRIPTION = (
+    "Seed of the match's randomness: it fixes every draw, so its creator knows every hand "
+    "(views say `seedChosen`). Refused (400 seed_not_allowed) when players other than the "
+    "creator are seated, unless the server allows it. Omitted: the server draws one and "
+    "publishes a commitment to it (`seedCommitment`), revealed at the end."
+)
+
 _REFUSE_BOOL = get_args(WireInt)[1]
 # ``Annotated[WireInt, Field(ge=...)]`` validates but renders a non-standard ``ge`` key in
 # JSON Schema (the bool-refusing validator runs before the integer schema); putting the
@@ -115,9 +122,7 @@ class CreateMatchBase(InputModel):
     options: dict[str, Any] | None = Field(
         default=None, description="The game's options (see optionsSchema); omitted: defaults."
     )
-    seed: Seed | None = Field(
-        default=None, description="Seed of the match's randomness; omitted: a random one."
-    )
+    seed: Seed | None = Field(default=None, description=SEED_DESCRIPTION)
     bots: dict[str, str] | None = Field(
         default=None,
         description="Bot seats: seat number (as a string) -> built-in player "
@@ -198,6 +203,35 @@ class MatchState(WireModel):
     players: list[SeatHolder] = Field(
         default_factory=list,
         description="Who sits in each seat, in seat order: a player's display name or a bot.",
+    )
+    options: dict[str, Any] | None = Field(
+        default=None,
+        description="The game's options the match was created with (see the game's "
+        "optionsSchema); null: every default.",
+    )
+    seed_chosen: bool = Field(
+        default=True,
+        description="True when the match's creator chose the seed (it then knows every draw "
+        "and every hand: trust the match as far as you trust its creator), or when the match "
+        "predates this record; false when the server drew the seed (see `seedCommitment`).",
+    )
+    seed_commitment: str | None = Field(
+        default=None,
+        description="For a seed the server drew: hex SHA-256 of (`seedSalt`, 16 bytes, then "
+        "`seed` as 8 bytes big-endian), published from version 0 on; the finished match "
+        "reveals `seed` and `seedSalt` to check it against (docs/security.md). Null for a "
+        "chosen seed and for a match stored before commitments.",
+    )
+    seed: int | None = Field(
+        default=None,
+        description="The match's seed, revealed once the match is finished (null before): "
+        "with the number of seats, `options` and `rulesVersion` it sets the match up again, "
+        "and the log (every move is shown once the match is finished) replays it.",
+    )
+    seed_salt: str | None = Field(
+        default=None,
+        description="The commitment's 16-byte salt in hex, revealed once the match is "
+        "finished (null before, and for a match without a commitment).",
     )
 
 
@@ -282,7 +316,11 @@ class ActResponse(WireModel):
 class LogEntryOut(WireModel):
     version: int
     seat: int | None = Field(description="The seat that acted (null: none, e.g. setup).")
-    action: Any | None = Field(description="The action, only for the caller's own moves.")
+    action: Any | None = Field(
+        description="The action: the caller's own moves while the match is played; every "
+        "seat's move once it is finished (null for a service entry, such as a seat handed "
+        "to a bot)."
+    )
     events: list[EventOut]
 
 

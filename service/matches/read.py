@@ -82,7 +82,9 @@ class Reads:
         replaying from the newest checkpoint at or before ``after`` (``replay.py``), so a page
         costs at most ``CHECKPOINT_EVERY - 1 + limit`` replayed moves. The transports always
         pass a limit (``LOG_PAGE_MAX`` by default); None, the whole rest of the log in one
-        page, is for callers in the process (tools, tests)."""
+        page, is for callers in the process (tools, tests). Each entry shows the caller's
+        own moves; once the match is finished, every seat's move to everyone (the revealed
+        seed tells every draw then: the moves let anyone replay the match and check it)."""
         if limit is not None and not 1 <= limit <= LOG_PAGE_MAX:
             raise ApiError.of(
                 "malformed", T("limit must be 1 to {most}.", most=LOG_PAGE_MAX)
@@ -101,7 +103,9 @@ class Reads:
                 version=moved,
                 seat=logged.seat,
                 action=(parse_action(engine, logged.action)
-                        if seat is not None and logged.seat == seat else None),
+                        if logged.seat is not None
+                        and (record.finished or (seat is not None and logged.seat == seat))
+                        else None),
                 events=events_for(seat, events, engine.id, lang=lang, view=view),
             )
             for moved, logged, events in moves

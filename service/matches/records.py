@@ -92,6 +92,13 @@ class MatchRecord:
     however long ago it was played. 1 for matches created since (issue 20, item 12); None
     for a record written by an older build (which drops the field when it writes: its keyed
     moves carry random write ids), set by the next move this build writes."""
+    seed_salt: bytes | None = None
+    """The 16 random bytes the seed's published commitment hides it with (``seeds.py``):
+    set when the service drew the seed; None for a chosen seed and for a match stored before
+    commitments (2026-12)."""
+    seed_chosen: bool | None = None
+    """Whether the creator chose the seed (True) or the service drew it (False); None for a
+    match stored before this was recorded (nothing shows the seed was drawn)."""
 
     def player_seat(self, app: str, player: str) -> int | None:
         """The seat ``player`` of ``app`` holds, or None."""
@@ -148,6 +155,10 @@ class MatchRecord:
             header["p"] = [None if p is None else [p.player, p.name] for p in self.seat_players]
         if self.keys_from is not None:
             header["w"] = self.keys_from
+        if self.seed_salt is not None:
+            header["ss"] = self.seed_salt.hex()
+        if self.seed_chosen is not None:
+            header["sc"] = self.seed_chosen
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -175,6 +186,8 @@ class MatchRecord:
                 None if p is None else SeatPlayer(p[0], p[1]) for p in header.get("p", ())
             ),
             keys_from=header.get("w"),
+            seed_salt=bytes.fromhex(header["ss"]) if "ss" in header else None,
+            seed_chosen=header.get("sc"),
         )
 
 

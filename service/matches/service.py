@@ -40,7 +40,8 @@ class MatchService:
     """Hosts matches of every registered engine on a ``MatchStore``.
 
     ``ttl_finished`` / ``ttl_idle``: seconds a finished / an active match is kept after its
-    last write (None: forever).
+    last write (None: forever). ``allow_chosen_seeds``: take a creator's seed whoever sits
+    in the match (``seeds.check_chosen_seed``; off: refused when other players sit there).
     """
 
     def __init__(
@@ -54,13 +55,15 @@ class MatchService:
         stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS,
         hub: LiveHub | None = None,
         resume_window: int = DEFAULT_RESUME_WINDOW,
+        allow_chosen_seeds: bool = False,
     ) -> None:
         self.storage = MatchStorage(
             store, ttl_finished=ttl_finished, ttl_idle=ttl_idle,
             metrics=metrics or Metrics(), clock=clock,
         )
         self.due = DueSignals(self.storage)
-        creation = create.Creation(self.storage, self.due)
+        creation = create.Creation(self.storage, self.due,
+                                   allow_chosen_seeds=allow_chosen_seeds)
         reads = Reads(self.storage, self.due)
         bots = BotSeats(self.storage, self.due)
         self.create_match = creation.create_match

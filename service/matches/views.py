@@ -12,6 +12,7 @@ from service.i18n import DEFAULT_LANGUAGE, Lang
 from service.identity import seats
 from service.identity.callers import Caller, Credential
 
+from . import seeds
 from .models import EventOut, MatchState, SeatHolder
 from .records import MatchRecord
 
@@ -75,7 +76,22 @@ def state_of(
         view=engine.view(state, seat),
         result=result,
         players=holders(record) if record is not None else [],
+        **(seed_fields(record, finished=result is not None) if record is not None else {}),
     )
+
+
+def seed_fields(record: MatchRecord, *, finished: bool) -> dict[str, Any]:
+    """The state's options and seed fields: the commitment from the start, the seed and its
+    salt only once the match is finished (docs/security.md, "Verifiable seeds (item 8)")."""
+    fields: dict[str, Any] = {
+        "options": record.options,
+        "seed_chosen": seeds.chosen(record),
+        "seed_commitment": seeds.commitment_of(record),
+    }
+    if finished:
+        fields["seed"] = record.seed
+        fields["seed_salt"] = None if record.seed_salt is None else record.seed_salt.hex()
+    return fields
 
 
 def holders(record: MatchRecord) -> list[SeatHolder]:

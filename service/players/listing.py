@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from service.errors import ApiError
 from service.games import get as get_engine
 from service.i18n import T
-from service.matches import MatchService
+from service.matches import MatchService, seeds
 from service.matches.records import MatchRecord
 from service.matches.views import holders
 from service.store import DocStore
@@ -113,5 +113,5 @@ class Listing:
             status="finished" if finished else "active", seat=seat,
             players=holders(record), active_seats=active, your_turn=seat in active,
             version=version, created_at=_time(record.created), updated_at=_time(record.updated),
-            url=match_url(app, match_id),
+            url=match_url(app, match_id), seed_chosen=seeds.chosen(record),
         )

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from service.games.base import Result
-from service.matches.models import InputModel, SeatHolder, WireModel
+from service.matches.models import InputModel, MatchState, SeatHolder, WireModel
 
 MY_MATCHES_MAX = 100
 """The most items one page of "my matches" holds (``limit``'s maximum)."""
@@ -62,6 +62,9 @@ class MyMatch(WireModel):
     url: str | None = Field(
         description="The match in the app's own client (the app's matchUrlTemplate); null "
         "when the app has none."
+    )
+    seed_chosen: bool = Field(
+        default=True, description=MatchState.model_fields["seed_chosen"].description
     )
 
 

@@ -245,7 +245,8 @@ class PlayerService:
                     player_key(bound_player.player), MATCHES_INDEX, [entry]))
 
         return await self.matches.create_match(req, app=caller.app, bound=bound,
-                                               before_write=index_first)
+                                               before_write=index_first,
+                                               creator=caller.player)
 
     async def _seatable(
         self, caller: Caller, player_id: str | None, sub: str | None

@@ -155,6 +155,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/players.py::_filters": ("listMyMatches", "listAppPlayerMatches"),
     "service/api/rest/players.py::app_matches": ("listAppPlayerMatches",),
     "service/matches/create.py::seats_of": ("createMatch",),
+    "service/matches/seeds.py::check_chosen_seed": ("createMatch",),
     "service/matches/seat_players.py::SeatPlayers._seat": ("renewSeatToken",),
     "service/matches/seat_players.py::SeatPlayers.renew_seat_token": ("renewSeatToken",),
     "service/matches/seat_players.py::SeatPlayers.rename_player": (

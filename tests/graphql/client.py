@@ -139,14 +139,15 @@ def _unwrap(gql_type: Any) -> Any:
 
 
 def game_type_names(game: str) -> set[str]:
-    """The names of a game's view, move and event types (``UnknownEvent`` included)."""
+    """The names of a game's view, move, options and event types (``UnknownEvent``
+    included)."""
     engine = games.get(game)
     found = union_members(engine.Action)
     assert found is not None
     event_union = event_union_of(engine)
     events = [m.__name__ for m in members(event_union)] if event_union is not None else []
-    return {engine.View.__name__, *(member.__name__ for member in found[0]), *events,
-            "UnknownEvent"}
+    return {engine.View.__name__, engine.Options.__name__,
+            *(member.__name__ for member in found[0]), *events, "UnknownEvent"}
 
 
 def _select(gql_type: Any, depth: int, only: set[str] | None = None) -> str:

@@ -86,7 +86,15 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     "(MatchOptionsInput)."
                 ),
             ] = strawberry.UNSET,
-            seed: int | None = strawberry.UNSET,
+            seed: Annotated[
+                int | None,
+                strawberry.argument(description="Seed of the match's randomness: it fixes "
+                                    "every draw, so its creator knows every hand (`seedChosen`"
+                                    "). BadRequest seed_not_allowed when players other than "
+                                    "the creator are seated, unless the server allows it. "
+                                    "Omitted: the server draws one and publishes "
+                                    "`seedCommitment`, revealed at the end."),
+            ] = strawberry.UNSET,
             bots: list[BotSeatInput] | None = strawberry.UNSET,
             seats: list[SeatInput] | None = strawberry.UNSET,
             game_options: Annotated[

@@ -6,7 +6,8 @@ one field per action (``<Prefix>ActionInput``) and its typed events (``events.py
 ``ActionInput`` is an ``@oneOf`` keyed by game id, so one ``act`` mutation takes any game's
 move and the server can check that the move belongs to the match's game. Its ``Options``
 model becomes an input (``Ny1901OptionsInput``), a field of ``MatchOptionsInput``, the
-``@oneOf`` of ``createMatch`` keyed by game id the same way. ``Result`` (shared by all games)
+``@oneOf`` of ``createMatch`` keyed by game id the same way, and an object type, a member of
+the ``MatchOptions`` union (a match's options, as created). ``Result`` (shared by all games)
 is generated the same way.
 
 Engines are taken sorted by id, so the SDL does not depend on registration order.
@@ -48,6 +49,9 @@ class GameTypes:
     """``MatchOptionsInput``: the ``@oneOf`` of ``createMatch``'s typed options."""
     decode_options: Callable[[Any], tuple[str, dict[str, Any]]] = lambda v: (NO_GAME, {})
     """``MatchOptionsInput`` value -> ``(game id, wire JSON of the options)``."""
+    options: Codec | None = None
+    """``MatchOptions``: converts an engine's Options value (a match's options, as created);
+    a placeholder union when no hosted game has options."""
 
 
 def type_prefix(engine: Engine[Any], names: Sequence[str]) -> str:
@@ -108,6 +112,7 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
             decode_action=lambda v: (NO_GAME, {}),
             events=build_event_types(converter, []),
             options_input=_no_options_input(),
+            options=_no_options(),
         )
     view = converter.output_union(
         "MatchView", views, None,
@@ -144,10 +149,15 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
         return game_id, action
 
     options_input, decode_options = _options_input(converter, engines)
+    with_options = [engine.Options for engine in engines if engine.Options.model_fields]
+    options = converter.output_union(
+        "MatchOptions", with_options, None,
+        description="A match's options as it was created: one member per game.",
+    ) if with_options else _no_options()
     return GameTypes(
         view=view, move=move, action_input=action_input, result=result,
         decode_action=decode_action, events=events,
-        options_input=options_input, decode_options=decode_options,
+        options_input=options_input, decode_options=decode_options, options=options,
     )
 
 
@@ -194,6 +204,13 @@ def _tagged(game_id: str, codec: Codec) -> Callable[[Any], tuple[str, Any]]:
         return game_id, codec.convert(value)
 
     return convert
+
+
+def _no_options() -> Codec:
+    return Codec(
+        Annotated[Union[NoGame], strawberry.union("MatchOptions")],  # noqa: UP007
+        lambda v: NoGame(reason="no game has options"),
+    )
 
 
 def _no_options_input() -> Any:

@@ -16,6 +16,7 @@ from typing import Any, cast
 import strawberry
 from strawberry.scalars import JSON
 
+from service.games import get as get_engine
 from service.matches import models
 
 from ..convert import Optional
@@ -147,6 +148,8 @@ def build_match_types(games: GameTypes) -> MatchTypes:
     view_type = games.view.annotation
     move_type = games.move.annotation
     result_type = Optional(games.result.annotation)
+    assert games.options is not None
+    options_type = Optional(games.options.annotation)
     optional_move = Optional(move_type)
 
     @strawberry.type(description="A match as the caller (a seat, or a spectator) sees it.")
@@ -175,6 +178,25 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         players: list[SeatHolder] = strawberry.field(
             description="Who sits in each seat, in seat order: a player's display name or "
             "a bot."
+        )
+        options: options_type = strawberry.field(  # type: ignore[valid-type]
+            description="The game's options the match was created with, every default filled "
+            "in; null: created without options (every default)."
+        )
+        seed_chosen: bool = strawberry.field(
+            description=models.MatchState.model_fields["seed_chosen"].description
+        )
+        seed_commitment: str | None = strawberry.field(
+            description=models.MatchState.model_fields["seed_commitment"].description
+        )
+        seed: str | None = strawberry.field(
+            description="The match's seed in decimal (it may exceed GraphQL's 32-bit Int), "
+            "revealed once the match is finished (null before): with the number of seats, "
+            "`options` and `rulesVersion` it sets the match up again, and the log (every "
+            "move is shown once the match is finished) replays it."
+        )
+        seed_salt: str | None = strawberry.field(
+            description=models.MatchState.model_fields["seed_salt"].description
         )
 
     @strawberry.type(description="The caller's legal moves at one version.")
@@ -213,7 +235,7 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         version: int
         seat: int | None = strawberry.field(description="The seat that acted.")
         action: optional_move = strawberry.field(  # type: ignore[valid-type]
-            description="The move, only for the caller's own moves."
+            description=models.LogEntryOut.model_fields["action"].description
         )
         events: list[Event]
 
@@ -239,7 +261,17 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             view=games.view.convert(state.view),
             result=None if state.result is None else games.result.convert(state.result),
             players=[seat_holder(h) for h in state.players],
+            options=match_options(state), seed_chosen=state.seed_chosen,
+            seed_commitment=state.seed_commitment,
+            seed=None if state.seed is None else str(state.seed), seed_salt=state.seed_salt,
         )
+
+    def match_options(state: models.MatchState) -> Any:
+        if state.options is None:
+            return None
+        engine: Any = get_engine(state.game)
+        assert games.options is not None
+        return games.options.convert(engine.Options.model_validate(state.options))
 
     def from_legal_moves(moves: models.LegalMoves) -> LegalMoves:
         return LegalMoves(

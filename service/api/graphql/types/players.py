@@ -75,6 +75,9 @@ class MyMatch:
     url: str | None = strawberry.field(
         description="The match in the app's own client (its matchUrlTemplate)."
     )
+    seed_chosen: bool = strawberry.field(
+        description=models.MyMatch.model_fields["seed_chosen"].description
+    )
 
 
 @strawberry.type(description=models.MyMatchesPage.__doc__ or "A page of the player's matches.")
@@ -99,6 +102,7 @@ class MyMatchesPage:
                     active_seats=list(item.active_seats), your_turn=item.your_turn,
                     version=item.version, created_at=str(raw["createdAt"]),
                     updated_at=str(raw["updatedAt"]), url=item.url,
+                    seed_chosen=item.seed_chosen,
                 )
                 for item, raw in zip(page.items, items, strict=True)
             ],
