@@ -197,3 +197,36 @@ async def test_several_redis_consumers_claim_the_human_match_before_any_second_m
     finally:
         for each in stores:
             await each.close()
+
+
+async def test_all_bot_matches_are_never_starved_by_a_busy_human_lane(
+    store: MatchStore,
+) -> None:
+    """The human lane never empties (every claim first queues two more human-lane signals,
+    of matches that are gone: handled at once): every ``all_bots_every``-th claim still takes
+    the all-bot match, which keeps moving."""
+    service = MatchService(store, ttl_finished=None, ttl_idle=None)
+    order = Order()
+    order.record(service, store)
+    bots_only = await all_bot_match(service, 5)
+    claim, ghosts = store.claim_due, iter(range(10**6))
+
+    async def claim_due(*args: Any, **kw: Any) -> Any:
+        for _ in range(2):
+            await store.signal_due(f"gone-{next(ghosts)}")
+        got = await claim(*args, **kw)
+        order.events.extend(("claim", s.match_id) for s in got)
+        return got
+
+    store.claim_due = claim_due  # type: ignore[method-assign]
+    worker = BotWorker(service, consumer="w", concurrency=1, budget=Budget(iterations=2),
+                       block_ms=50, all_bots_every=4)
+    running = start(worker)
+    try:
+        await until(lambda: order.moves(bots_only) >= 5)
+    finally:
+        await stop((worker, running))
+    claims = [m for kind, m in order.events if kind == "claim"]
+    assert all(c.startswith("gone-") for c in claims[:3])  # the human lane first
+    served = [n for n, m in enumerate(claims) if m == bots_only]
+    assert served[:5] == [3, 7, 11, 15, 19]  # every 4th claim, the all-bot match
