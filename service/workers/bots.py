@@ -10,8 +10,9 @@ on Redis an entry of the stream ``{prefix}bots:due``, read through the consumer 
    processes, so the event loop keeps serving while a search bot thinks. Threads share one
    core's worth of Python (the GIL); processes let one worker use every core for search bots;
 3. stores the move with ``MatchService.act_as_bot`` pinned to the loaded version: the same
-   checks and compare-and-set as a human's move. A conflict (a human moved meanwhile) means
-   reload and think again, never a forked history;
+   checks and compare-and-set as a human's move. A conflict (a human moved meanwhile) drops
+   the move, never forks the history: the write that won signalled the match again if a bot
+   is still to move;
 4. acknowledges the signal: ONE move per claimed signal. The move's own write signals the
    match again when a bot seat is still active, at the back of its lane, so a match of
    bots only waits behind every other due match for its next move.
