@@ -192,12 +192,12 @@ class MemoryStore:
             if changed is match.changed:
                 await changed.wait()
 
-    async def signal_due(self, match_id: str) -> None:
+    async def signal_due(self, match_id: str, *, all_bots: bool = False) -> None:
         self.round_trips += 1
         if match_id in self._due_queued:
             return  # one undelivered signal per match is enough
         self._due_serial += 1
-        self._due.append(DueSignal(f"{self._due_serial}-0", match_id))
+        self._due.append(DueSignal(f"{self._due_serial}-0", match_id, all_bots))
         self._due_queued.add(match_id)
         for waiter in self._due_waiters:
             waiter.set()
@@ -209,6 +209,7 @@ class MemoryStore:
         block_ms: int = 1000,
         *,
         reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+        all_bots_first: int = 0,
     ) -> list[DueSignal]:
         now = self._clock()
         out: list[DueSignal] = []
@@ -232,8 +233,13 @@ class MemoryStore:
             finally:
                 self._due_waiters.discard(arrived)
         now = self._clock()
-        while self._due and len(out) < count:
-            signal = self._due.popleft()
+        # Lanes: up to ``all_bots_first`` all-bot signals, then the human lane, then the rest.
+        bots = [s for s in self._due if s.all_bots]
+        humans = [s for s in self._due if not s.all_bots]
+        first = bots[:max(0, min(all_bots_first, count))]
+        chosen = first + [s for s in humans + bots if s not in first][:count - len(first)]
+        for signal in chosen:
+            self._due.remove(signal)
             self._due_queued.discard(signal.match_id)
             self._due_pending[signal.token] = (signal, consumer, now)
             out.append(signal)

@@ -34,6 +34,13 @@ carry no state, so a worker always reloads the match and checks what is due. On 
 signals are a stream ``{prefix}bots:due`` read through the consumer group ``workers``; in
 memory, an in-process queue.
 
+Signals come in two *lanes*, each first in, first out: matches with a human seat (the
+default) and all-bot matches (``signal_due(..., all_bots=True)``). ``claim_due`` takes the
+human lane first, then the all-bot lane -- except the first ``all_bots_first`` signals,
+which come from the all-bot lane when it has any (a worker asks for one of those every few
+claims, so all-bot matches are scheduled last but never starved). ``DueSignal.all_bots``
+tells which lane a signal came from.
+
 Documents, indexes and feeds (``DocStore``)
 -------------------------------------------
 What the player layer keeps besides matches, under *keys* (``DOC_KEY``: 1-200 characters of
@@ -174,6 +181,8 @@ class DueSignal:
 
     token: str
     match_id: str
+    all_bots: bool = False
+    """From the all-bot lane (every seat of the match is a bot)."""
 
 
 DUE_RECLAIM_IDLE_MS = 30_000
@@ -228,8 +237,10 @@ class MatchStore(Protocol):
         consumer stops iterating; ``aclose()`` it (e.g. in a ``finally``) to release the
         connection it holds at once."""
 
-    async def signal_due(self, match_id: str) -> None:
-        """Queue a due signal for ``match_id`` (a bot seat may have to act)."""
+    async def signal_due(self, match_id: str, *, all_bots: bool = False) -> None:
+        """Queue a due signal for ``match_id`` (a bot seat may have to act) at the back of
+        its lane: the all-bot lane when ``all_bots`` (every seat is a bot), else the human
+        lane."""
 
     async def claim_due(
         self,
@@ -238,11 +249,15 @@ class MatchStore(Protocol):
         block_ms: int = 1000,
         *,
         reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+        all_bots_first: int = 0,
     ) -> list[DueSignal]:
         """Up to ``count`` signals for ``consumer``: first those left unacknowledged by any
-        consumer for at least ``reclaim_idle_ms`` (None: never reclaim), else new ones,
-        waiting up to ``block_ms`` (0: do not wait) for one to arrive; [] when none came.
-        Each returned signal stays pending until ``ack_due``."""
+        consumer for at least ``reclaim_idle_ms`` (None: never reclaim), else new ones --
+        up to ``all_bots_first`` from the all-bot lane, then the human lane, then the
+        all-bot lane, each lane oldest first -- waiting up to ``block_ms`` (0: do not wait)
+        for one to arrive; [] when none came. A wait that ends with signals in both lanes
+        may return one more than ``count`` (one per lane). Each returned signal stays
+        pending until ``ack_due``."""
         ...
 
     async def resume_due(self, consumer: str, count: int = 256) -> list[DueSignal]:

@@ -176,6 +176,15 @@ hash-tagged with any match: on a cluster it lives in its own slot, and signallin
 separate command after the match's compare-and-set (a service that dies between the two
 loses the signal; the service re-signals when it reads such a match).
 
+All-bot matches have a lane of their own (``signal_due(..., all_bots=True)``): the stream
+``{{prefix}bots:due}:all-bots`` (``bots_due_key``), hash-tagged so that it shares the slot of
+``{prefix}bots:due`` on a cluster (one ``XREADGROUP ... BLOCK`` waits on both), read through
+a group ``workers`` of its own. Its tokens are ``b:<entry id>`` (the human lane's are bare
+entry ids, as before). ``claim_due`` reclaims idle entries of both streams, then reads
+``all_bots_first`` entries of the all-bot stream, then the human stream, then the all-bot
+stream, each without blocking; only when all are empty does it block on both at once
+(``COUNT 1``: at most one entry per lane comes back).
+
 TTL
 ---
 ``ttl_seconds`` is per write (``create`` and ``compare_and_set``): the match's key gets that
@@ -193,6 +202,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import secrets
@@ -751,6 +761,18 @@ class RedisStore:
         """The stream of due signals (no hash tag: one key for all matches)."""
         return f"{self.prefix}bots:due"
 
+    def bots_due_key(self) -> str:
+        """The stream of due signals of all-bot matches, in the slot of ``due_key``: its
+        hash tag is ``due_key`` itself (or ``due_key``'s own tag when the prefix has one)."""
+        due = self.due_key()
+        start = due.find("{")
+        if start >= 0 and due.find("}", start + 2) > start:
+            return f"{due}:all-bots"  # the prefix's tag decides the slot of both
+        return f"{{{due}}}:all-bots"
+
+    def _lane_key(self, all_bots: bool) -> str:
+        return self.bots_due_key() if all_bots else self.due_key()
+
     # -- plumbing --------------------------------------------------------------------------
 
     async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
@@ -1170,8 +1192,8 @@ class RedisStore:
         finally:
             waiter.close()
 
-    async def signal_due(self, match_id: str) -> None:
-        key = self.due_key()
+    async def signal_due(self, match_id: str, *, all_bots: bool = False) -> None:
+        key = self._lane_key(all_bots)
         await self._retrying(
             lambda: self._command("XADD", key, "MAXLEN", "~", DUE_MAXLEN, "*", "m", match_id)
         )
@@ -1179,14 +1201,13 @@ class RedisStore:
     async def _ensure_due_group(self) -> None:
         if self._due_group_ready:
             return
-        key = self.due_key()
-        try:
-            await self._retrying(
-                lambda: self._command("XGROUP", "CREATE", key, DUE_GROUP, "0", "MKSTREAM")
-            )
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        for key in (self.due_key(), self.bots_due_key()):
+            try:
+                await self._retrying(functools.partial(
+                    self._command, "XGROUP", "CREATE", key, DUE_GROUP, "0", "MKSTREAM"))
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
         self._due_group_ready = True
 
     async def _group_command(self, *args: Any) -> Any:
@@ -1201,6 +1222,15 @@ class RedisStore:
             await self._ensure_due_group()
             return await self._retrying(lambda: self._command(*args))
 
+    async def _read_lane(self, consumer: str, all_bots: bool, count: int) -> list[DueSignal]:
+        if count <= 0:
+            return []
+        reply = await self._group_command(
+            "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", count,
+            "STREAMS", self._lane_key(all_bots), ">",
+        )
+        return _due_stream_entries(reply, self)
+
     async def claim_due(
         self,
         consumer: str,
@@ -1208,38 +1238,49 @@ class RedisStore:
         block_ms: int = 1000,
         *,
         reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+        all_bots_first: int = 0,
     ) -> list[DueSignal]:
-        key = self.due_key()
         if reclaim_idle_ms is not None:
-            reply = await self._group_command(
-                "XAUTOCLAIM", key, DUE_GROUP, consumer, max(reclaim_idle_ms, 0), "0-0",
-                "COUNT", count,
-            )
-            claimed = _due_entries(reply[1] if reply else [])
+            claimed: list[DueSignal] = []
+            for all_bots in (False, True):
+                if len(claimed) >= count:
+                    break
+                reply = await self._group_command(
+                    "XAUTOCLAIM", self._lane_key(all_bots), DUE_GROUP, consumer,
+                    max(reclaim_idle_ms, 0), "0-0", "COUNT", count - len(claimed),
+                )
+                claimed += _due_entries(reply[1] if reply else [], all_bots)
             if claimed:
                 return claimed
-        block = ["BLOCK", block_ms] if block_ms > 0 else []
+        out = await self._read_lane(consumer, True, min(max(all_bots_first, 0), count))
+        out += await self._read_lane(consumer, False, count - len(out))
+        out += await self._read_lane(consumer, True, count - len(out))
+        if out or block_ms <= 0:
+            return out
         try:
             reply = await self._group_command(
-                "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", count, *block,
-                "STREAMS", key, ">",
+                "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", 1, "BLOCK", block_ms,
+                "STREAMS", self.due_key(), self.bots_due_key(), ">", ">",
             )
         except ResponseError as exc:
             if "UNBLOCKED" not in str(exc):  # a failover under the blocked read
                 raise
             return []
-        return _due_stream_entries(reply)
+        return sorted(_due_stream_entries(reply, self), key=lambda signal: signal.all_bots)
 
     async def resume_due(self, consumer: str, count: int = 256) -> list[DueSignal]:
-        key = self.due_key()
         reply = await self._group_command(
-            "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", count, "STREAMS", key, "0",
+            "XREADGROUP", "GROUP", DUE_GROUP, consumer, "COUNT", count,
+            "STREAMS", self.due_key(), self.bots_due_key(), "0", "0",
         )
-        return _due_stream_entries(reply)
+        return sorted(_due_stream_entries(reply, self), key=lambda signal: signal.all_bots)
 
     async def ack_due(self, tokens: Sequence[str]) -> None:
-        if tokens:
-            await self._run(self._ack, [self.due_key()], list(tokens))
+        human = [t for t in tokens if not t.startswith(BOTS_TOKEN)]
+        bots = [t[len(BOTS_TOKEN):] for t in tokens if t.startswith(BOTS_TOKEN)]
+        for key, ids in ((self.due_key(), human), (self.bots_due_key(), bots)):
+            if ids:
+                await self._run(self._ack, [key], list(ids))
 
     async def load_scripts(self) -> None:
         """Optional warm-up (e.g. at startup): cache the scripts on the server (every primary
@@ -1357,28 +1398,34 @@ def _fields(raw: Any) -> dict[str, Any]:
     return {_text(raw[i]): raw[i + 1] for i in range(0, len(raw), 2)}
 
 
-def _due_entries(items: Any) -> list[DueSignal]:
+BOTS_TOKEN = "b:"
+"""The prefix of the tokens of the all-bot lane's signals (``b:<entry id>``)."""
+
+
+def _due_entries(items: Any, all_bots: bool = False) -> list[DueSignal]:
     """Signals from a list of stream items ``(id, fields)``; deleted entries (no fields,
     e.g. trimmed away while pending) are skipped."""
     out: list[DueSignal] = []
+    tag = BOTS_TOKEN if all_bots else ""
     for item in items or []:
         if not item or len(item) < 2:
             continue
         match_id = _fields(item[1]).get("m")
         if match_id is not None:
-            out.append(DueSignal(_text(item[0]), _text(match_id)))
+            out.append(DueSignal(tag + _text(item[0]), _text(match_id), all_bots))
     return out
 
 
-def _due_stream_entries(reply: Any) -> list[DueSignal]:
-    """Signals from an XREADGROUP reply (RESP2 list or RESP3 map; one stream)."""
+def _due_stream_entries(reply: Any, store: RedisStore) -> list[DueSignal]:
+    """Signals from an XREADGROUP reply (RESP2 list or RESP3 map; one stream per lane)."""
     if not reply:
         return []
-    streams = reply.values() if isinstance(reply, dict) else [item[1] for item in reply]
+    pairs = reply.items() if isinstance(reply, dict) else [(item[0], item[1]) for item in reply]
+    bots_key = store.bots_due_key()
     out: list[DueSignal] = []
-    for entries in streams:
+    for name, entries in pairs:
         items = cast(list[Any], entries)
         if items and isinstance(items[0], list) and items[0] and isinstance(items[0][0], list):
             items = items[0]
-        out.extend(_due_entries(items))
+        out.extend(_due_entries(items, _text(name) == bots_key))
     return out

@@ -24,12 +24,16 @@ write_tag TEXT, PRIMARY KEY(match_id, version)) WITHOUT ROWID``
     One row per compare-and-set: the entry created with that version and the 8-hex-digit tag
     of its write id (``base.write_tag``). Deleting a match deletes its log.
 ``due(seq INTEGER PRIMARY KEY AUTOINCREMENT, match_id, consumer TEXT NULL,
-delivered_at REAL NULL)``
+delivered_at REAL NULL, lane INTEGER NOT NULL DEFAULT 0)``
     Due signals. ``consumer IS NULL``: queued, not delivered yet (a partial unique index keeps
     one queued signal per match); otherwise pending: delivered to ``consumer`` at
     ``delivered_at`` (store clock) and not acknowledged. The token of a signal is ``"<seq>-0"``;
     ``ack_due`` deletes the row. Pending signals survive a restart: the same consumer name
-    ``resume_due``s them, any consumer reclaims them after ``reclaim_idle_ms``.
+    ``resume_due``s them, any consumer reclaims them after ``reclaim_idle_ms``. ``lane``: 0
+    for a match with a human seat, 1 for an all-bot match (``claim_due`` takes lane 0 first).
+    The column was added without a new schema version: a file that lacks it gets it when
+    opened (``ALTER TABLE ... ADD COLUMN``, in the opening transaction), and an older Skyline
+    that writes such a file queues every signal in lane 0, as it always did.
 
 Since schema version 2, the ``DocStore`` (``base.py``) of the player layer:
 
@@ -169,7 +173,8 @@ _SCHEMA = (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
         match_id TEXT NOT NULL,
         consumer TEXT,
-        delivered_at REAL
+        delivered_at REAL,
+        lane INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE UNIQUE INDEX IF NOT EXISTS due_queued ON due (match_id)
         WHERE consumer IS NULL""",
@@ -208,6 +213,17 @@ _SCHEMA = (
     f"PRAGMA application_id = {APPLICATION_ID}",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
 )
+
+def _add_due_lane(conn: sqlite3.Connection) -> None:
+    """The ``lane`` of due signals (fair bot scheduling): added to a file made before it,
+    with the index ``claim_due`` reads the queue by."""
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(due)")}
+    if "lane" not in columns:
+        conn.execute("ALTER TABLE due ADD COLUMN lane INTEGER NOT NULL DEFAULT 0")
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS due_lanes ON due (lane, seq) WHERE consumer IS NULL"
+    )
+
 
 # Programming errors: re-raised as they are (after the rollback), never a 503.
 _BUGS = (
@@ -399,6 +415,7 @@ class SqliteStore:
                 # (IF NOT EXISTS), nothing else is touched; user_version goes last.
                 for statement in _SCHEMA:
                     conn.execute(statement)
+                _add_due_lane(conn)
                 self._sweep(conn, _Wake(), self._clock())
                 conn.execute("COMMIT")
                 if 0 < found < SCHEMA_VERSION:
@@ -822,9 +839,13 @@ class SqliteStore:
     ) -> tuple[int, int] | None:
         return self._live(conn, wake, match_id, self._clock())
 
-    def _tx_signal(self, conn: sqlite3.Connection, wake: _Wake, match_id: str) -> None:
+    def _tx_signal(
+        self, conn: sqlite3.Connection, wake: _Wake, match_id: str, lane: int
+    ) -> None:
         # One undelivered signal per match is enough: the partial unique index ignores more.
-        queued = conn.execute("INSERT OR IGNORE INTO due (match_id) VALUES (?)", (match_id,))
+        queued = conn.execute(
+            "INSERT OR IGNORE INTO due (match_id, lane) VALUES (?, ?)", (match_id, lane)
+        )
         wake.due = queued.rowcount > 0
 
     def _tx_claim(
@@ -834,35 +855,42 @@ class SqliteStore:
         consumer: str,
         count: int,
         reclaim_idle_ms: int | None,
+        all_bots_first: int = 0,
     ) -> list[DueSignal]:
         now = self._clock()
         limit = max(count, 0)
-        rows: list[tuple[int, str]] = []
+        rows: list[tuple[int, str, int]] = []
         if reclaim_idle_ms is not None:
             rows = conn.execute(
-                "SELECT seq, match_id FROM due WHERE consumer IS NOT NULL"
+                "SELECT seq, match_id, lane FROM due WHERE consumer IS NOT NULL"
                 " AND (? - delivered_at) * 1000 >= ? ORDER BY seq LIMIT ?",
                 (now, reclaim_idle_ms, limit),
             ).fetchall()
         if not rows:
-            rows = conn.execute(
-                "SELECT seq, match_id FROM due WHERE consumer IS NULL ORDER BY seq LIMIT ?",
-                (limit,),
+            queued = "SELECT seq, match_id, lane FROM due WHERE consumer IS NULL AND lane = ?"
+            first = conn.execute(
+                queued + " ORDER BY seq LIMIT ?", (1, min(max(all_bots_first, 0), limit))
             ).fetchall()
+            taken = {seq for seq, _, _ in first}
+            rest = conn.execute(
+                "SELECT seq, match_id, lane FROM due WHERE consumer IS NULL"
+                " ORDER BY lane, seq LIMIT ?", (limit,),
+            ).fetchall()
+            rows = first + [row for row in rest if row[0] not in taken][:limit - len(first)]
         conn.executemany(
             "UPDATE due SET consumer = ?, delivered_at = ? WHERE seq = ?",
-            [(consumer, now, seq) for seq, _ in rows],
+            [(consumer, now, seq) for seq, _, _ in rows],
         )
-        return [DueSignal(f"{seq}-0", str(match_id)) for seq, match_id in rows]
+        return [DueSignal(f"{seq}-0", str(match_id), bool(lane)) for seq, match_id, lane in rows]
 
     def _tx_resume(
         self, conn: sqlite3.Connection, wake: _Wake, consumer: str, count: int
     ) -> list[DueSignal]:
         rows = conn.execute(
-            "SELECT seq, match_id FROM due WHERE consumer = ? ORDER BY seq LIMIT ?",
+            "SELECT seq, match_id, lane FROM due WHERE consumer = ? ORDER BY lane, seq LIMIT ?",
             (consumer, max(count, 0)),
         )
-        return [DueSignal(f"{seq}-0", str(match_id)) for seq, match_id in rows]
+        return [DueSignal(f"{seq}-0", str(match_id), bool(lane)) for seq, match_id, lane in rows]
 
     def _tx_ack(self, conn: sqlite3.Connection, wake: _Wake, seqs: list[int]) -> None:
         conn.executemany(
@@ -1278,9 +1306,10 @@ class SqliteStore:
                 self._feed_watchers.pop(name, None)
                 self._feed_events.pop(name, None)
 
-    async def signal_due(self, match_id: str) -> None:
+    async def signal_due(self, match_id: str, *, all_bots: bool = False) -> None:
         self.round_trips += 1
-        await self._run(lambda c, w: self._tx_signal(c, w, match_id))
+        lane = 1 if all_bots else 0
+        await self._run(lambda c, w: self._tx_signal(c, w, match_id, lane))
 
     async def claim_due(
         self,
@@ -1289,6 +1318,7 @@ class SqliteStore:
         block_ms: int = 1000,
         *,
         reclaim_idle_ms: int | None = DUE_RECLAIM_IDLE_MS,
+        all_bots_first: int = 0,
     ) -> list[DueSignal]:
         # Registered before the first look, so a signal committed meanwhile still wakes us.
         # An event per call, made on the caller's loop.
@@ -1296,7 +1326,8 @@ class SqliteStore:
         self._due_waiters.add(arrived)
         try:
             out = await self._run(
-                lambda c, w: self._tx_claim(c, w, consumer, count, reclaim_idle_ms)
+                lambda c, w: self._tx_claim(c, w, consumer, count, reclaim_idle_ms,
+                                            all_bots_first)
             )
             if out or block_ms <= 0:
                 return out
@@ -1311,7 +1342,9 @@ class SqliteStore:
                 except TimeoutError:
                     break
                 arrived.clear()
-                out = await self._run(lambda c, w: self._tx_claim(c, w, consumer, count, None))
+                out = await self._run(
+                    lambda c, w: self._tx_claim(c, w, consumer, count, None, all_bots_first)
+                )
             return out
         finally:
             self._due_waiters.discard(arrived)

@@ -10,9 +10,24 @@ on Redis an entry of the stream ``{prefix}bots:due``, read through the consumer 
    processes, so the event loop keeps serving while a search bot thinks. Threads share one
    core's worth of Python (the GIL); processes let one worker use every core for search bots;
 3. stores the move with ``MatchService.act_as_bot`` pinned to the loaded version: the same
-   checks and compare-and-set as a human's move. A conflict (a human moved meanwhile) means
-   reload and think again, never a forked history;
-4. repeats until no bot seat is active (or the match is over), then acknowledges.
+   checks and compare-and-set as a human's move. A conflict (a human moved meanwhile) drops
+   the move, never forks the history: the write that won signalled the match again if a bot
+   is still to move;
+4. acknowledges the signal: ONE move per claimed signal. The move's own write signals the
+   match again when a bot seat is still active, at the back of its lane, so a match of
+   bots only waits behind every other due match for its next move.
+
+Fair scheduling (issue 20, item 2): the store keeps two first-in-first-out lanes of
+signals, matches with a human seat and all-bot matches (``DueSignal.all_bots``). A claim
+takes the human lane first; every ``all_bots_every``-th claim of a worker takes one
+all-bot signal first when there is one, so all-bot matches are scheduled last but never
+starved. Together with one move per signal this gives, per lane, round-robin: no match gets
+a second bot move while another match of its lane waits for its first, and a match with a
+human seat waits for at most one all-bot move per ``all_bots_every`` claims. Thinking per
+match per turn of the queue is one move's: at most the budget of a move (``--bot-budget``,
+by default 100 simulations or 2 s), never a whole game. A move that loses its
+compare-and-set is not thought again in the same turn: the write that won signalled the
+match again if a bot is still to move.
 
 Signals are delivered at least once and carry nothing but the match id, so duplicates are
 harmless: the worker always looks at the state. A signal claimed by a worker that died is
@@ -54,8 +69,9 @@ GAME_BUDGETS = {"ginkgopolis": Budget(iterations=300, seconds=2.0)}
 def default_budget(game: str) -> Budget:
     """The search budget a bot seat of ``game`` gets unless the worker is given one."""
     return GAME_BUDGETS.get(game, DEFAULT_BUDGET)
-MAX_MOVES_PER_CLAIM = 5000
-"""A bound on the moves one claim plays (a match of bots only would otherwise never yield)."""
+ALL_BOTS_EVERY = 4
+"""Every 4th claim of a worker takes an all-bot match first (when one is due): matches with
+a human seat come first, all-bot matches are never starved."""
 
 
 def think(kind: str, seed: int, budget: Budget, game: str, view: Any, moves: list[Any],
@@ -86,6 +102,7 @@ class BotWorker:
         reclaim_idle_ms: int = DUE_RECLAIM_IDLE_MS,
         retry_pause: float = 1.0,
         processes: int = 0,
+        all_bots_every: int = ALL_BOTS_EVERY,
     ) -> None:
         self.service = service
         self.store = service.store
@@ -97,6 +114,8 @@ class BotWorker:
         self.retry_pause = retry_pause
         self.moves = 0
         """Bot moves stored by this worker (metrics, tests)."""
+        self.all_bots_every = max(1, all_bots_every)
+        self._claims = 0
         self.processes = max(0, processes)
         self._pool: concurrent.futures.Executor
         if self.processes:
@@ -127,10 +146,12 @@ class BotWorker:
                 if free <= 0:
                     await asyncio.wait(set(self._tasks), return_when=asyncio.FIRST_COMPLETED)
                     continue
+                self._claims += 1
+                share = 1 if self._claims % self.all_bots_every == 0 else 0
                 try:
                     claimed = await self.store.claim_due(
                         self.consumer, count=free, block_ms=self.block_ms,
-                        reclaim_idle_ms=self.reclaim_idle_ms,
+                        reclaim_idle_ms=self.reclaim_idle_ms, all_bots_first=share,
                     )
                 except OSError as exc:  # StoreUnavailable
                     log.warning("worker %s: store unavailable: %s", self.consumer, exc)
@@ -175,7 +196,8 @@ class BotWorker:
                     return  # not acked: retried (resume / reclaim) later
                 if len(self._running[match_id]) == seen:
                     break
-                # Signalled again while we played: look once more before acknowledging.
+                # Claimed again while we played (the signal came through the queue in its
+                # turn): one more move before acknowledging.
             tokens = self._running[match_id]
             try:
                 await self.store.ack_due(tokens)
@@ -189,53 +211,53 @@ class BotWorker:
     # -- one match --------------------------------------------------------------------------
 
     async def play(self, match_id: str) -> bool:
-        """Play ``match_id``'s bot seats until none is active. True when handled (including
-        a match that is gone or finished); False when the store failed (try again later)."""
+        """Play ONE move of ``match_id``'s first active bot seat (the lowest). True when
+        handled (including a match that is gone or finished, no bot to move, or a move that
+        lost its compare-and-set: the winning write signalled the match again if a bot is
+        still to move); False when the store failed (try again later)."""
         service = self.service
-        for _ in range(MAX_MOVES_PER_CLAIM):
-            try:
-                version, record = await service.storage.load(match_id)
-            except ApiError as error:
-                if error.code == "match_not_found":
-                    return True
+        try:
+            version, record = await service.storage.load(match_id)
+        except ApiError as error:
+            if error.code == "match_not_found":
+                return True
+            await self._pause()
+            return False
+        if record.finished or not record.bots:
+            return True
+        engine = games.get(record.game)
+        state = engine.loads(record.state)
+        due = sorted(set(record.bots) & engine.active_seats(state))
+        if not due:
+            return True
+        seat = due[0]
+        moves = engine.legal_actions(state, seat)
+        if not moves:
+            return True
+        view = engine.view(state, seat)
+        budget = self.budget or default_budget(record.game)
+        move = await asyncio.get_running_loop().run_in_executor(
+            # Seeded by the match and its version: deterministic, yet a position seen
+            # again (everyone passed) does not repeat the same choice forever.
+            self._pool, think, record.bots[seat], record.seed + (version << 53), budget,
+            record.game, view, moves, seat,
+        )
+        if move not in moves:
+            move = moves[0]
+        try:
+            await service.act_as_bot(
+                match_id, seat, dump_action(engine, move), expected_version=version
+            )
+            self.moves += 1
+        except ApiError as error:
+            if error.code in ("version_conflict", "not_your_turn"):
+                return True  # someone moved meanwhile; their write signalled if due
+            if error.code in ("match_not_found", "match_finished"):
+                return True
+            if error.code in ("store_unavailable", "store_full"):
                 await self._pause()
                 return False
-            if record.finished or not record.bots:
-                return True
-            engine = games.get(record.game)
-            state = engine.loads(record.state)
-            due = sorted(set(record.bots) & engine.active_seats(state))
-            if not due:
-                return True
-            seat = due[0]
-            moves = engine.legal_actions(state, seat)
-            if not moves:
-                return True
-            view = engine.view(state, seat)
-            budget = self.budget or default_budget(record.game)
-            move = await asyncio.get_running_loop().run_in_executor(
-                # Seeded by the match and its version: deterministic, yet a position seen
-                # again (everyone passed) does not repeat the same choice forever.
-                self._pool, think, record.bots[seat], record.seed + (version << 53), budget,
-                record.game, view, moves, seat,
-            )
-            if move not in moves:
-                move = moves[0]
-            try:
-                await service.act_as_bot(
-                    match_id, seat, dump_action(engine, move), expected_version=version
-                )
-                self.moves += 1
-            except ApiError as error:
-                if error.code in ("version_conflict", "not_your_turn"):
-                    continue  # someone moved meanwhile: reload and think again
-                if error.code in ("match_not_found", "match_finished"):
-                    return True
-                if error.code in ("store_unavailable", "store_full"):
-                    await self._pause()
-                    return False
-                log.error("worker: bot seat %s of %s refused: %s", seat, match_id, error)
-                return True
+            log.error("worker: bot seat %s of %s refused: %s", seat, match_id, error)
         return True
 
 

@@ -243,11 +243,11 @@ def test_a_lost_due_signal_is_sent_again_by_the_next_read() -> None:
     class LosesFirstSignal(FlakyStore):
         signals = 0
 
-        async def signal_due(self, match_id: str) -> None:
+        async def signal_due(self, match_id: str, *, all_bots: bool = False) -> None:
             self.signals += 1
             if self.signals == 1:
                 raise StoreUnavailable("lost the signal")
-            await super().signal_due(match_id)
+            await super().signal_due(match_id, all_bots=all_bots)
 
     store = LosesFirstSignal(":memory:")
     app = make_app(store)

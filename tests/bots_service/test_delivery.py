@@ -137,3 +137,45 @@ async def test_a_seat_handed_to_a_bot_shows_on_the_live_stream(store: MatchStore
         assert later.bots == {"1": "greedy"}  # and it stays on later versions
     finally:
         await watcher.aclose()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("successor", ["restarted", "another"])
+async def test_a_worker_killed_between_its_move_and_the_moves_signal_loses_no_turn(
+    store: MatchStore, successor: str
+) -> None:
+    """One move per claimed signal (fair scheduling): the move's compare-and-set lands, then
+    the worker dies before that write's due signal -- and so before it acknowledged the signal
+    it had claimed. That one is still pending: the successor takes it back, reloads and plays
+    the NEXT move (none lost, none doubled), and the match finishes."""
+    dying = MatchService(store, ttl_finished=None, ttl_idle=None)
+    match_id = await bots_only_match(dying)
+    stored = asyncio.Event()
+
+    async def die(*args: Any, **kwargs: Any) -> None:
+        stored.set()
+        await asyncio.Event().wait()  # the process is gone: never signals, never acks
+
+    dying.due.signal_if_due = die  # type: ignore[method-assign]
+    dead = BotWorker(dying, consumer="w", budget=Budget(iterations=1), block_ms=50)
+    running = asyncio.create_task(dead.run())
+    async with asyncio.timeout(WAIT):
+        await stored.wait()
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+    assert await bot_moves(store, match_id) == 1
+    service = MatchService(store, ttl_finished=None, ttl_idle=None)
+    name = "w" if successor == "restarted" else "other"
+    worker = BotWorker(service, consumer=name, budget=Budget(iterations=1), block_ms=50,
+                       reclaim_idle_ms=200)
+    running = asyncio.create_task(worker.run())
+    try:
+        async with asyncio.timeout(WAIT):
+            while not MatchRecord.decode((await store.load(match_id))[1]).finished:
+                await asyncio.sleep(0.01)
+    finally:
+        worker.stop()
+        await running
+    entries = await store.log(match_id)
+    assert [e.version for e in entries] == list(range(1, len(entries) + 1))
+    assert worker.moves == len(entries) - 2  # the hand-over, the dead worker's one move
+    assert await store.claim_due("check", count=10, block_ms=0, reclaim_idle_ms=0) == []

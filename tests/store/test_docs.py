@@ -704,3 +704,44 @@ def test_the_index_is_ordered_by_bytes_in_sqlite(tmp_path: Path) -> None:
 def _both_are_doc_stores(redis_store: RedisStore, sqlite_store: SqliteStore) -> list[DocStore]:
     """Checked by mypy, never run: both stores satisfy the protocol."""
     return [redis_store, sqlite_store]
+
+
+async def test_due_signals_of_a_file_made_before_lanes_stay_and_get_the_human_lane(
+    tmp_path: Path,
+) -> None:
+    """Fair bot scheduling (issue 20, item 2) added ``due.lane`` without a new schema
+    version: opening a file without it adds it in the opening transaction; its queued and
+    pending signals are kept (human lane), and an older Skyline that inserts a signal
+    without a lane still can."""
+    path = tmp_path / "skyline.sqlite3"
+    conn = sqlite3.connect(path)
+    with contextlib.closing(conn):
+        for statement in _V1_SCHEMA:
+            conn.execute(statement)
+        conn.execute("INSERT INTO due (match_id) VALUES ('queued')")
+        conn.execute("INSERT INTO due (match_id, consumer, delivered_at) VALUES "
+                     "('pending', 'w', 0)")
+        conn.commit()
+    store = SqliteStore(path)
+    try:
+        await store.signal_due("bots", all_bots=True)
+        resumed = await store.resume_due("w")
+        assert [(s.match_id, s.all_bots) for s in resumed] == [("pending", False)]
+        claimed = await store.claim_due("w", count=5, block_ms=0, reclaim_idle_ms=None)
+        assert [(s.match_id, s.all_bots) for s in claimed] == [
+            ("queued", False), ("bots", True)]
+        await store.ack_due([s.token for s in resumed + claimed])
+    finally:
+        await store.close()
+    conn = sqlite3.connect(path)
+    with contextlib.closing(conn):
+        columns = [str(row[1]) for row in conn.execute("PRAGMA table_info(due)")]
+        assert columns == ["seq", "match_id", "consumer", "delivered_at", "lane"]
+        conn.execute("INSERT INTO due (match_id) VALUES ('older')")  # an older Skyline
+        conn.commit()
+    store = SqliteStore(path)  # reopened: the column is not added twice
+    try:
+        claimed = await store.claim_due("w", count=5, block_ms=0)
+        assert [(s.match_id, s.all_bots) for s in claimed] == [("older", False)]
+    finally:
+        await store.close()
