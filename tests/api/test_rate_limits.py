@@ -243,3 +243,24 @@ def test_the_serve_flags_and_their_environment(monkeypatch: pytest.MonkeyPatch) 
     assert env.quotas.address == 7
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--rate-act", "fast"])
+
+
+def test_opening_streams_spends_the_stream_budget(toy_game: None) -> None:
+    from starlette.testclient import WebSocketDenialResponse
+
+    with TestClient(make_app(limits=limits(stream="2/60"), sse_max_seconds=0.1)) as client:
+        match_id = create(client).json()["matchId"]
+        events = f"/v1/matches/{match_id}/events"
+        with client.stream("GET", events) as opened:
+            assert opened.status_code == 200
+            assert budget_headers(opened)[0] == ("stream", 2, 60)
+        with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]):
+            pass
+        with (pytest.raises(WebSocketDenialResponse) as denied,
+              client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"])):
+            pass
+        assert denied.value.status_code == 429
+        assert denied.value.json()["code"] == "rate_limited"
+        assert "Retry-After" in denied.value.headers
+        assert client.get(events).status_code == 429
+        assert client.get(f"/v1/matches/{match_id}").status_code == 200  # reads: their own
