@@ -232,7 +232,7 @@ def test_switched_off_nothing_is_counted(toy_game: None) -> None:
 def test_the_serve_flags_and_their_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     default = _limit_settings(build_parser().parse_args(["serve"]))
     assert default.enabled and default.policies == DEFAULT_POLICIES
-    assert default.policies["create"].header() == '"create";q=60;w=60'
+    assert default.policies["create"].header() == '"create";q=600;w=60'
     off = _limit_settings(build_parser().parse_args(["serve", "--rate-limits", "off"]))
     assert not off.enabled
     monkeypatch.setenv("SKYLINE_RATE_LIMITS", "off")
