@@ -379,15 +379,17 @@ def serve_flags(server_root: str) -> set[str]:
 
 
 def limit_flags(args: argparse.Namespace) -> list[str]:
-    """With ``--limits raise`` (the default): the per-client stream cap lifted, since every
-    watcher of this benchmark comes from one address (and the replica cap raised when a
-    scenario needs more). Flags the served code does not know are left out; ``--server-arg``
-    comes after and wins."""
+    """With ``--limits raise`` (the default): rate limits off and the per-client stream cap
+    lifted, since every watcher of this benchmark comes from one address (and the replica
+    cap raised when a scenario needs more). Flags the served code does not know are left
+    out; ``--server-arg`` comes after and wins."""
     if args.limits != "raise":
         return []
     if args.serve_flags is None:
         args.serve_flags = serve_flags(args.server_root)
     flags = []
+    if "--rate-limits" in args.serve_flags:
+        flags.append("--rate-limits=off")  # every watcher opens its stream from one address
     if "--max-watchers-per-client" in args.serve_flags:
         flags.append(f"--max-watchers-per-client={RAISED_PER_CLIENT}")
     needed = max(args.matches * (args.sse_per_match + args.graphql_per_match),

@@ -105,8 +105,11 @@ def _stats_route(store_of: Callable[[Any], Any]) -> Any:
 def skyline_app() -> Any:
     """The real Skyline app on ``$SKYLINE_BENCH_REDIS_URL`` (+ ``/_bench/stats``)."""
     from service.app import Settings, create_app
+    from service.limits import LimitSettings
 
-    settings = Settings(redis_url=os.environ[ENV_URL], redis_prefix=os.environ[ENV_PREFIX])
+    # Limits off (`--rate-limits off`): the load generator is one client at full speed.
+    settings = Settings(redis_url=os.environ[ENV_URL], redis_prefix=os.environ[ENV_PREFIX],
+                        limits=LimitSettings(enabled=False))
     app = create_app(settings=settings)
     app.router.routes.append(_stats_route(lambda a: a.state.store))
     return app

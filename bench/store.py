@@ -223,9 +223,11 @@ async def act_rate(store: MatchStore, seconds: float, writers: int = 16) -> floa
     match through the app in process (state, legal moves, act), for ``seconds``; acts/s."""
     import httpx
 
-    from service.app import create_app
+    from service.app import Settings, create_app
+    from service.limits import LimitSettings
 
-    app = create_app(store)
+    # Limits off (`--rate-limits off`): one client measured at full speed.
+    app = create_app(store, settings=Settings(limits=LimitSettings(enabled=False)))
     done = 0
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:

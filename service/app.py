@@ -27,9 +27,11 @@ from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
 from service.api.request_ids import RequestIds
+from service.api.rate_limits import RateLimits, build_limits
 from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.i18n import N_
+from service.limits import LimitSettings, storage_uri
 from service.live import (
     DEFAULT_MAX_WATCHERS,
     DEFAULT_MAX_WATCHERS_PER_CLIENT,
@@ -98,6 +100,9 @@ class Settings:
     """Take a creator's chosen seed whoever sits in the match (``--allow-chosen-seeds``); off,
     the default: refused (400 ``seed_not_allowed``) when players other than the creator sit
     there (docs/security.md, "Verifiable seeds (item 8)")."""
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    """Rate limits per client and quotas of unfinished matches per creator, on by default
+    (``--rate-limits``, ``--rate-create`` ..., ``--quota-*``; ``service.limits``)."""
     worker: bool | None = None
     """Run the bot worker in this process; None: only on the embedded store (on Redis, run
     ``skyline worker`` processes, or ``serve --worker``)."""
@@ -205,6 +210,11 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     player_service = PlayerService(
         cast(DocStore, the_store), match_service, audience=settings.jwt_audience
     )
+    limits = build_limits(
+        settings.limits, the_store,
+        uri=storage_uri(settings.redis_url, settings.redis_cluster),
+        key_prefix=settings.redis_prefix,
+    )
     routes: list[BaseRoute] = [
         *rest_routes(),
         *graphql_routes(match_service, allowed_origins=list(settings.cors_origins),
@@ -241,6 +251,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await player_service.aclose()
+            await limits.aclose()
             if own_store:
                 await the_store.close()
 
@@ -261,6 +272,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
             expose_headers=list(EXPOSED_HEADERS),
             max_age=600,
         ),
+        # Inside CORS (a browser may read a 429's headers), before anything reads a body.
+        Middleware(RateLimits, limits=limits),
         Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
     ]
     app = SkylineApp(
@@ -278,5 +291,6 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.player_service = player_service
     app.state.store = the_store
     app.state.settings = settings
+    app.state.limits = limits
     app.state.openapi = build_openapi()
     return app

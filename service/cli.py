@@ -94,6 +94,68 @@ def _flag(value: str) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _on_off(value: str) -> bool:
+    word = value.strip().lower()
+    if word in {"on", "1", "true", "yes"}:
+        return True
+    if word in {"off", "0", "false", "no"}:
+        return False
+    raise argparse.ArgumentTypeError("must be on or off")
+
+
+def _policy(budget: str) -> Callable[[str], Any]:
+    def parse(value: str) -> Any:
+        from service.limits import parse_policy
+
+        try:
+            return parse_policy(budget, value)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
+
+
+def _limit_settings(args: argparse.Namespace) -> Any:
+    from service.limits import BUDGETS, LimitSettings, Quotas
+
+    return LimitSettings(
+        enabled=args.rate_limits,
+        policies={budget: getattr(args, f"rate_{budget}") for budget in BUDGETS},
+        quotas=Quotas(player=args.quota_player, app=args.quota_app,
+                      address=args.quota_address),
+    )
+
+
+def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
+    from service.limits import BUDGETS, DEFAULT_POLICIES, DEFAULT_QUOTAS
+
+    parser.add_argument(
+        "--rate-limits", type=_on_off, default=_env("RATE_LIMITS", True, _on_off),
+        metavar="on|off",
+        help="rate limits per client and quotas of unfinished matches per creator "
+        "(SKYLINE_RATE_LIMITS; on by default; off for tests and benchmarks)",
+    )
+    what = {"create": "creating matches and players", "act": "moves and other writes",
+            "read": "reads", "stream": "opening event streams and WebSockets"}
+    for budget in BUDGETS:
+        default = DEFAULT_POLICIES[budget]
+        parser.add_argument(
+            f"--rate-{budget}", type=_policy(budget), metavar="REQUESTS/SECONDS",
+            default=_env(f"RATE_{budget.upper()}", default, _policy(budget)),
+            help=f"budget of {what[budget]} per client (SKYLINE_RATE_{budget.upper()}; "
+            f"default {default.spec()})",
+        )
+    for kind, who in (("player", "player"), ("app", "app key"),
+                      ("address", "client address without a credential")):
+        default_quota = getattr(DEFAULT_QUOTAS, kind)
+        parser.add_argument(
+            f"--quota-{kind}", type=_count,
+            default=_env(f"QUOTA_{kind.upper()}", default_quota, _count),
+            help=f"unfinished matches one {who} may have created (SKYLINE_QUOTA_"
+            f"{kind.upper()}; default {default_quota}; 0: no cap)",
+        )
+
+
 def _env(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
     raw = os.environ.get(f"SKYLINE_{name}")
     return default if raw is None else convert(raw)
@@ -128,6 +190,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         header_timeout=args.header_timeout or None,
         body_timeout=args.body_timeout or None,
         allow_chosen_seeds=args.allow_chosen_seeds,
+        limits=_limit_settings(args),
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
     )
@@ -654,6 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
         "creator then knows every draw and hand; views say seedChosen). Off by default: 400 "
         "seed_not_allowed (SKYLINE_ALLOW_CHOSEN_SEEDS)",
     )
+    _add_limit_flags(serve)
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(
         "--worker", action="store_true", default=_env("WORKER", False, _flag),

@@ -81,6 +81,8 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_highlight": (422, N_("Invalid highlight")),
     "no_picture": (422, N_("No picture")),
     "too_many_streams": (429, N_("Too many event streams")),
+    "rate_limited": (429, N_("Too many requests")),
+    "quota_exceeded": (429, N_("Too many unfinished matches")),
     "busy": (503, N_("Too much contention")),
     "store_unavailable": (503, N_("Store unavailable")),
     "store_full": (503, N_("Store full")),

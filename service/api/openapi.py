@@ -832,10 +832,11 @@ def build_openapi() -> dict[str, Any]:
             "RFC 9457 problem details with a stable `code`. See docs/api.md.",
         },
         "servers": [{"url": "/"}],
-        "paths": _declare_languages(_declare_public(_paths())),
+        "paths": _declare_languages(_declare_rate_limits(_declare_public(_paths()))),
         "components": {
             "schemas": schemas,
             "securitySchemes": SECURITY_SCHEMES,
+            "headers": RATE_LIMIT_HEADER_DOCS,
         },
     }
 
@@ -893,6 +894,43 @@ def _declare_languages(paths: dict[str, Any]) -> dict[str, Any]:
             for response in operation.get("responses", {}).values():
                 response["headers"] = {**response.get("headers", {}), **LANGUAGE_HEADERS,
                                        **REQUEST_ID_HEADERS}
+    return paths
+
+
+RATE_LIMIT_HEADER_DOCS: dict[str, Any] = {
+    "RateLimit-Policy": {
+        "description": "The budget this operation is charged to (IETF httpapi RateLimit "
+        "draft): its name, quota `q` and window `w` in seconds, e.g. "
+        '`"create";q=60;w=60`. Absent when limits are off. docs/api.md, Rate limits.',
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": "What is left of that budget for this client: remaining requests `r` "
+        'and seconds `t` until the window resets, e.g. `"create";r=12;t=30`.',
+        "schema": {"type": "string"},
+    },
+}
+RATE_LIMIT_HEADERS = {name: {"$ref": f"#/components/headers/{name}"}
+                      for name in RATE_LIMIT_HEADER_DOCS}
+RETRY_AFTER = {"description": "Seconds to wait.", "schema": {"type": "string"}}
+
+
+def _declare_rate_limits(paths: dict[str, Any]) -> dict[str, Any]:
+    """Every answer may carry its budget's ``RateLimit-Policy`` / ``RateLimit``; a 429 says
+    when to retry (``Retry-After``); ``service/api/rate_limits.py``."""
+    for item in paths.values():
+        for operation in item.values():
+            responses = operation.setdefault("responses", {})
+            for status, problem in _problems(operation=operation["operationId"]).items():
+                responses.setdefault(status, problem)  # 429 on the operations without others
+            for status, response in responses.items():
+                headers = {**response.get("headers", {}), **RATE_LIMIT_HEADERS}
+                if status == "429":
+                    headers["Retry-After"] = {
+                        **RETRY_AFTER,
+                        "description": "Seconds to wait (always with `rate_limited`).",
+                    }
+                response["headers"] = headers
     return paths
 
 

@@ -45,7 +45,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "getGame": ("malformed", "not_found", "unknown_rules_version"),
     "createMatch": (
         *_BODY, *_CREDENTIALS, "unknown_game", "bad_player_count", "bad_options", "bad_bots",
-        "player_not_found", "seed_not_allowed",
+        "player_not_found", "quota_exceeded", "seed_not_allowed",
     ),
     "getMatch": _READ,
     "getLegalMoves": _READ,
@@ -78,6 +78,9 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "metrics": (),
 }
 """operationId -> the service codes (``service.errors.CODES``) it can answer."""
+RATE_LIMITED = "rate_limited"
+"""Every operation may answer it (its budget spent: ``service/api/rate_limits.py``)."""
+OPERATION_CODES = {op: (*codes, RATE_LIMITED) for op, codes in OPERATION_CODES.items()}
 
 REFUSING_OPERATIONS = ("act",)
 """Operations that ask the rules: their 422 also carries the games' refusal codes."""
@@ -91,7 +94,7 @@ UNROUTED = ("not_found", "method_not_allowed")
 GRAPHQL_TRANSPORT_CODES = (
     "malformed", "not_found", "match_not_found", "method_not_allowed",
     "rules_version_retired", "body_too_large", "unsupported_media_type", "internal",
-    "rules_version_unavailable", *_CREDENTIALS,
+    "rules_version_unavailable", *_CREDENTIALS, RATE_LIMITED,
 )
 """Codes of ``/graphql`` itself, outside any operation's result union: an HTTP problem for a
 request the transport refuses, or the reason a WebSocket's ``connection_init`` is closed with

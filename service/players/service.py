@@ -9,7 +9,7 @@ and renames a player's seats when the player leaves for good.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import UTC, datetime
 
 from service.errors import ApiError
@@ -213,14 +213,16 @@ class PlayerService:
     # Matches with players ----------------------------------------------------------------
 
     async def create_match(
-        self, caller: Credential, req: CreateMatchRequest
+        self, caller: Credential, req: CreateMatchRequest, *,
+        before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
     ) -> CreateMatchResponse:
         """A new match: anonymous seats (``players`` + ``bots``) as before, or ``seats``
         naming players, an app's users and bots. An app key seats any of its players; a
-        player seats itself (and bots)."""
+        player seats itself (and bots). ``before_write(match_id, record)``: run once the id
+        is chosen, before anything is written (the creator's quota)."""
         app = caller.app if isinstance(caller, Caller) else None
         if req.seats is None:
-            return await self.matches.create_match(req, app=app)
+            return await self.matches.create_match(req, app=app, before_write=before_write)
         if not isinstance(caller, Caller):
             raise ApiError.of(
                 "unauthorized", "Seating players needs an app key or a player credential."
@@ -239,6 +241,8 @@ class PlayerService:
         created_ms = int(self.clock() * 1000)
 
         async def index_first(match_id: str, record: MatchRecord) -> None:
+            if before_write is not None:
+                await before_write(match_id, record)
             entry = member(created_ms, match_id)
             for bound_player in bound.values():
                 await guard(self.store.index_add(

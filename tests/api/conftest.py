@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 
 from service import games
 from service.app import Settings, create_app
+from service.limits import LimitSettings
 from service.matches.records import MatchRecord
 from service.store import MatchStore
 from service.store.redis import RedisStore
@@ -44,7 +45,13 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+LIMITS_OFF = LimitSettings(enabled=False)
+"""Rate limits and quotas switched off (``--rate-limits off``): the suite's apps make
+requests as fast as they can. Tests of the limits themselves pass ``limits=``."""
+
+
 def make_app(store: MatchStore | None = None, **settings: Any) -> Starlette:
+    settings.setdefault("limits", LIMITS_OFF)
     return create_app(store or SqliteStore(":memory:"), settings=Settings(**settings))
 
 
@@ -141,7 +148,7 @@ def live(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
         url = request.getfixturevalue("redis_url")
         prefix = request.getfixturevalue("redis_prefix")
         store = RedisStore.from_url(url, prefix=prefix)
-    with serve_in_thread(create_app(store)) as server:
+    with serve_in_thread(make_app(store)) as server:
         yield server
 
 

@@ -161,6 +161,11 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/seat_players.py::SeatPlayers.rename_player": (
         "deleteMe", "deleteAppPlayer"),
     "service/api/problem_codes.py::_graphql_member": (),  # renders docs/codes.md
+    # Rate limits and quotas (issue 20, item 1): every operation has a budget (the
+    # middleware), GraphQL's createMatch and act theirs too; creations a quota.
+    "service/api/rate_limits.py::rate_limited": (*pc.OPERATION_CODES, GRAPHQL),
+    "service/limits/quotas.py::ActiveMatchQuota.take": ("createMatch",),
+    "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch",),
 }
 """raise site (``path::qualified function``) -> the operations whose code path reaches it."""
 

@@ -36,6 +36,8 @@ EXPECTED = {
     "busy": Unavailable,
     "store_unavailable": Unavailable,
     "too_many_streams": Unavailable,  # 429: come back after retryAfter
+    "rate_limited": Unavailable,  # 429 with retryAfter (issue 20, item 1)
+    "quota_exceeded": Unavailable,  # 429: a match must finish first
     "replica_full": Unavailable,
     # Issue 16: credentials and players.
     "credential_revoked": Unauthorized,

@@ -18,6 +18,7 @@ import uvicorn
 
 from service.api.serving import StreamAwareServer
 from service.app import Settings, create_app
+from service.limits import LimitSettings
 from service.store import SqliteStore
 from tests.api.conftest import free_port
 from tests.api.sse import SseEvent, events
@@ -25,6 +26,7 @@ from tests.api.sse import SseEvent, events
 
 class Server:
     def __init__(self, **settings: Any) -> None:
+        settings.setdefault("limits", LimitSettings(enabled=False))
         self.app = create_app(SqliteStore(":memory:"), settings=Settings(**settings))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

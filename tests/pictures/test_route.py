@@ -144,7 +144,7 @@ def test_openapi_path_item_for_the_integrator() -> None:
     item = build_openapi()["paths"]["/v1/matches/{matchId}/board.svg"]
     operation = item["get"]
     assert operation["operationId"] == "getBoardSvg"
-    assert {"200", "304", "400", "401", "404", "410", "422", "503"} == set(
+    assert {"200", "304", "400", "401", "404", "410", "422", "429", "503"} == set(
         operation["responses"])
     assert "image/svg+xml" in operation["responses"]["200"]["content"]
     names = [p["name"] for p in operation["parameters"]]

@@ -129,6 +129,8 @@ class ReplicaFactory:
             "--redis-prefix", prefix,
             "--log-level", "warning",
             "--ttl-finished", "3600", "--ttl-idle", "3600",
+            # Consistency under load, from one address: budgets and quotas would interfere.
+            "--rate-limits", "off",
         ]
         if redis_cluster:
             args += ["--redis-cluster", redis_cluster]

@@ -18,6 +18,7 @@ from strawberry.scalars import JSON
 from service.errors import ApiError
 from service.matches.models import CreateMatchRequest
 
+from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
 from .players import PlayerMutation
 from .results import (
@@ -134,10 +135,16 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     request = CreateMatchRequest.model_validate(fields)
                 except ValidationError as error:
                     raise ApiError.of("malformed", _validation_message(error)) from None
-                players_service = info.context.players
+                ctx = info.context
+                limits = limits_of(ctx.request.app)
+                await charge(limits, ctx.request.scope, "create")
+                players_service = ctx.players
                 if players_service is None:
-                    return await info.context.service.create_match(request)
-                return await players_service.create_match(info.context.credentials(), request)
+                    quota = creation_quota(limits, None, ctx.request.scope)
+                    return await ctx.service.create_match(request, before_write=quota)
+                caller = ctx.credentials()
+                quota = creation_quota(limits, caller, ctx.request.scope)
+                return await players_service.create_match(caller, request, before_write=quota)
 
             return await answer(CREATE_FAILURES, create, MatchCreated.from_model,
                                 info.context.lang)
@@ -166,6 +173,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     raise ApiError.of("unauthorized", "Acting needs a seat token.")
                 if expected is not None and expected < 0:
                     raise ApiError.of("malformed", "expectedVersion must be at least 0.")
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
                 game_id, wire_action = games.decode_action(action)
                 # The service checks the match's game on the record it loads anyway: one
                 # load + one CAS per act, as over REST.

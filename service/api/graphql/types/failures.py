@@ -123,6 +123,8 @@ _BY_CODE: dict[str, type] = {
     "precondition_failed": VersionConflict,
     "illegal_move": IllegalMove,
     "too_many_streams": Unavailable,
+    "rate_limited": Unavailable,  # with retryAfter
+    "quota_exceeded": Unavailable,
 }
 
 

@@ -1,0 +1,221 @@
+"""Applying rate limits and quotas (``service.limits``) to HTTP and WebSocket requests.
+
+``RateLimits`` (ASGI middleware) charges every request to one budget: ``create`` (``POST
+/v1/matches``, ``POST /v1/players``), ``act`` (every other write), ``stream`` (opening an
+event stream or a WebSocket) or ``read`` (everything else, ``/graphql`` included), per
+client: the digest of the bearer credential it sends, else its address (behind
+``--trusted-proxies`` only the forwarded one). Answers carry ``RateLimit-Policy`` and
+``RateLimit`` (IETF httpapi RateLimit draft); past the budget: 429 ``rate_limited`` with
+``Retry-After``. A credential the service refuses (401) is charged to the sender's address
+too, and an address that spent a budget on refused credentials is refused before its next
+credential is checked: made-up tokens buy no fresh budget.
+
+GraphQL's ``createMatch`` and ``act`` are charged to ``create`` and ``act`` as well
+(``charge``), like their REST twins. ``creation_quota`` counts a new match against its
+creator's quota of unfinished matches.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.errors import ApiError
+from service.i18n import T
+from service.identity.callers import Caller, Credential
+from service.limits import (
+    ActiveMatchQuota,
+    Creator,
+    Decision,
+    LimitSettings,
+    RateLimiter,
+    client_key,
+)
+from service.matches.records import MatchRecord
+from service.store import DocStore, MatchStore
+
+from .languages import lang_of_scope
+from .proxies import client_address
+
+_CREATE = ("/v1/matches", "/v1/players")
+_STREAM = re.compile(r"^/v1/(?:matches/[^/]+|me)/events$")
+_WRITES = ("POST", "PUT", "PATCH", "DELETE")
+REFUSED_CREDENTIAL = "bad:"
+"""Key prefix of an address's refused credentials, per budget."""
+
+
+@dataclass
+class Limits:
+    """A server's rate limiter and creation quota (None of either: switched off)."""
+
+    rates: RateLimiter | None
+    quota: ActiveMatchQuota | None
+
+    async def aclose(self) -> None:
+        if self.rates is not None:
+            await self.rates.aclose()
+
+
+def build_limits(settings: LimitSettings, store: MatchStore, *, uri: str,
+                 key_prefix: str) -> Limits:
+    """The limits ``settings`` ask for, counted in ``uri`` (``limits.storage_uri``)."""
+    if not settings.enabled:
+        return Limits(None, None)
+
+    async def unfinished(match_ids: Sequence[str]) -> list[bool | None]:
+        loaded = await store.load_many(match_ids)
+        return [None if item is None else not MatchRecord.decode(item[1]).finished
+                for item in loaded]
+
+    return Limits(
+        RateLimiter(uri, settings.policies, key_prefix=key_prefix),
+        ActiveMatchQuota(cast(DocStore, store), settings.quotas, unfinished),
+    )
+
+
+def budget_of(scope: Scope) -> str | None:
+    """The budget a request is charged to (None: not charged, a CORS preflight)."""
+    if scope["type"] == "websocket":
+        return "stream"
+    method, path = scope["method"], scope["path"]
+    if method == "OPTIONS":
+        return None
+    if method == "POST" and path in _CREATE:
+        return "create"
+    if method in _WRITES and path != "/graphql":
+        return "act"
+    if _STREAM.match(path):
+        return "stream"
+    return "read"
+
+
+def _bearer(scope: Scope) -> str | None:
+    """The raw bearer credential of the request (not checked here), if any."""
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").strip().partition(" ")
+            token = token.strip()
+            return token if scheme.lower() == "bearer" and token else None
+    return None
+
+
+def rate_limited(decision: Decision) -> ApiError:
+    return ApiError.of(
+        "rate_limited",
+        T("Too many {budget} requests: at most {quota} per {window} s. Retry after "
+          "{seconds} s.", budget=decision.policy.name, quota=decision.policy.quota,
+          window=decision.policy.window, seconds=decision.reset),
+        retryAfter=decision.reset,
+    )
+
+
+async def charge(limits: Limits | None, scope: MutableMapping[str, Any], budget: str) -> None:
+    """Charge one request of ``scope``'s client to ``budget``; 429 ``rate_limited`` past it
+    (GraphQL's ``createMatch`` and ``act``)."""
+    if limits is None or limits.rates is None:
+        return
+    decision = await limits.rates.hit(budget, client_key(_bearer(scope), client_address(scope)))
+    if decision is not None and not decision.allowed:
+        raise rate_limited(decision)
+
+
+def creator_of(credential: Credential, scope: MutableMapping[str, Any]) -> Creator:
+    """Whose quota a creation counts against: the app (its key), the player, else the
+    address (a seat token creates nothing of its own)."""
+    if isinstance(credential, Caller):
+        if credential.player is None:
+            return Creator("app", credential.app)
+        return Creator("player", credential.player)
+    return Creator("address", client_address(scope))
+
+
+def creation_quota(
+    limits: Limits | None, credential: Credential, scope: MutableMapping[str, Any]
+) -> Callable[[str, MatchRecord], Awaitable[None]] | None:
+    """The ``before_write`` of a creation that counts it against its creator's quota
+    (429 ``quota_exceeded``); None when quotas are off."""
+    if limits is None or limits.quota is None:
+        return None
+    quota = limits.quota
+    creator = creator_of(credential, scope)
+
+    async def take(match_id: str, record: MatchRecord) -> None:
+        await quota.take(creator, match_id)
+
+    return take
+
+
+def limits_of(app: Any) -> Limits | None:
+    limits: Limits | None = getattr(app.state, "limits", None)
+    return limits
+
+
+class RateLimits:
+    """Charge each request to its budget (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
+        self.app = app
+        self.limiter = limits.rates
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limiter = self.limiter
+        budget = budget_of(scope) if scope["type"] in ("http", "websocket") else None
+        if limiter is None or budget is None:
+            await self.app(scope, receive, send)
+            return
+        address = client_address(scope)
+        credential = _bearer(scope)
+        refused_key = REFUSED_CREDENTIAL + address
+        if credential is not None:
+            # Credentials refused lately from this address: no fresh budget from made-up ones.
+            spent = await limiter.peek(budget, refused_key)
+            if spent is not None and not spent.allowed:
+                await self._refuse(scope, receive, send, spent)
+                return
+        decision = await limiter.hit(budget, client_key(credential, address))
+        if decision is not None and not decision.allowed:
+            await self._refuse(scope, receive, send, decision)
+            return
+        status = 0
+        extra = [(k.lower().encode(), v.encode()) for k, v in decision.headers()] \
+            if decision is not None else []
+
+        async def with_headers(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, with_headers if extra else send)
+        finally:
+            if credential is not None and status == 401:
+                await limiter.hit(budget, refused_key)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send,
+                      decision: Decision) -> None:
+        body = json.dumps(rate_limited(decision).to_json(lang_of_scope(scope))).encode()
+        headers = [
+            (b"content-type", b"application/problem+json"),
+            (b"content-length", str(len(body)).encode()),
+            *((k.lower().encode(), v.encode()) for k, v in decision.headers()),
+        ]
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": 429, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        # A WebSocket: a 429 answer to the upgrade where the server can send one, else the
+        # handshake is closed (close code 4429).
+        if "websocket.http.response" in scope.get("extensions", {}):
+            await send({"type": "websocket.http.response.start", "status": 429,
+                        "headers": headers})
+            await send({"type": "websocket.http.response.body", "body": body})
+            return
+        await receive()  # websocket.connect
+        await send({"type": "websocket.close", "code": 4429, "reason": "rate_limited"})
