@@ -26,8 +26,8 @@ from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
-from service.api.request_ids import RequestIds
 from service.api.rate_limits import RateLimits, build_limits
+from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
 from service.errors import ApiError
 from service.i18n import N_
