@@ -32,9 +32,9 @@ PLANNED_ENV_NAMES = frozenset({
     "SKYLINE_REDIS_PREFIX",
     "SKYLINE_LOG_LEVEL",
 })
-# Read by the uvicorn that `skyline serve` runs (proxy_headers=True trusts X-Forwarded-* only
-# from these addresses); the one non-SKYLINE_ setting the manifests may carry.
-UVICORN_ENV_NAMES = frozenset({"FORWARDED_ALLOW_IPS"})
+# Non-SKYLINE_ settings the manifests may carry: none since forwarded headers are read by the
+# app from SKYLINE_TRUSTED_PROXIES (uvicorn's FORWARDED_ALLOW_IPS is not used).
+UVICORN_ENV_NAMES: frozenset[str] = frozenset()
 ENV_NAME = re.compile(r"\bSKYLINE_[A-Z0-9_]*[A-Z0-9]\b")
 
 
