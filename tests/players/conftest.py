@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -79,3 +80,13 @@ def rig(toy_module: None) -> Iterator[Rig]:
     players, so tests do not see each other's."""
     with TestClient(make_app(sse_max_seconds=0.5)) as client:
         yield Rig(client)
+
+
+def alike(first: httpx.Response, second: httpx.Response) -> bool:
+    """Two answers that must not tell their cases apart: the same status, headers that matter
+    and body, but for the request id each answer names (``requestId``, X-Request-Id)."""
+    import json
+
+    one, two = json.loads(first.content), json.loads(second.content)
+    assert one.pop("requestId") != two.pop("requestId")
+    return bool(first.status_code == second.status_code and one == two)
