@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,25 +24,10 @@ from service.matches import MatchService
 from service.matches.models import CreateMatchRequest
 from service.matches.records import MatchRecord
 from service.store import MatchStore
-from service.store.redis import RedisStore
-from service.store.sqlite import SqliteStore
 from service.workers import bots as worker_module
 from service.workers.bots import BotWorker
 
 WAIT = 30.0  # bounds every wait; never a measurement
-
-
-@pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MatchStore]:
-    if request.param == "sqlite":
-        the_store: MatchStore = SqliteStore(tmp_path / "s.sqlite3")
-    else:
-        the_store = RedisStore.from_url(request.getfixturevalue("redis_url"),
-                                        prefix=request.getfixturevalue("redis_prefix"))
-    try:
-        yield the_store
-    finally:
-        await the_store.close()
 
 
 async def bots_only_match(service: MatchService) -> str:
