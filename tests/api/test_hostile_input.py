@@ -13,6 +13,7 @@ wrong or answered 500.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -217,6 +218,32 @@ def test_deep_json_is_refused_in_graphql_bodies_and_variables(client: TestClient
     body = f'{{"query": {act}, "variables": {{"m": "{match.id}", "a": {nested(DEEP)}}}}}'
     assert_too_deep(client.post("/graphql", content=body, headers={**headers, **match.auth(0)}))
     assert version_of(client, match) == 0
+
+
+@pytest.mark.parametrize("body", [b"\x80", b"{\"query\": \"\xff\xfe\"}", b"\xc3(",
+                                  b"\xed\xa0\x80"])
+def test_bytes_that_are_not_text_are_malformed_at_graphql(client: TestClient, body: bytes) -> None:
+    """Found by tests/api/test_random_input.py: json.loads raises UnicodeDecodeError (not
+    JSONDecodeError) on such bytes, which strawberry let through as a 500."""
+    response = client.post("/graphql", content=body,
+                           headers={"content-type": "application/json"})
+    assert_problem(response, 400, "malformed")
+
+
+def test_a_refused_graphql_document_is_not_logged_as_a_server_error(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """strawberry logged every validation error at ERROR with the document around it: a
+    client could fill the server's log at its own pace (and a live server whose output
+    nobody read blocked on it). Only the server's own failures are errors."""
+    caplog.set_level(logging.DEBUG)
+    for query in ["{ nope }", "mutation { act(matchId: 1) { x } }", "{ games { id } "]:
+        response = client.post("/graphql", json={"query": query})
+        assert response.status_code in (200, 400), response.text
+        assert response.json()["errors"], response.text
+    errors = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert errors == [], [r.getMessage()[:200] for r in errors]
+    assert any(r.name == "service.api.graphql.schema" for r in caplog.records)
 
 
 def _closed(ws: Any) -> WebSocketDisconnect:

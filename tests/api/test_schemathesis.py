@@ -6,24 +6,35 @@ match it names (the one its sequence created). Event streams end after half a se
 (``sse_max_seconds``), so schemathesis reads them whole and validates every event.
 
 Settings live in ``schemathesis.toml`` next to this file (shared with the live `st run` in
-``test_schemathesis_cli.py``). The schema is loaded at import time (``from_fixture`` does not
-work with pytest 9), with the toy game registered just long enough to build the app's
-document; the autouse ``toy_game`` fixture registers it again while the tests run.
+``test_schemathesis_cli.py``): every phase, positive and negative data. The schema is loaded
+at import time (``from_fixture`` does not work with pytest 9), with the toy game registered
+just long enough to build the app's document; the autouse ``toy_game`` fixture registers it
+again while the tests run.
+
+Issue 20's fuzzing gate: every operation gets ``EXAMPLES`` generated cases (plus the
+coverage phase's) on the embedded store and again on Redis (a fresh key prefix per
+operation, deleted afterwards). The schema is loaded through a ``Switchboard`` whose target
+the ``on_embedded`` / ``on_redis`` fixtures set, since the Redis URL is known only once the
+session's fixtures run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 from starlette.testclient import TestClient
 
 from service import games
+from service.store.redis import RedisStore
 from tests.api import st_seat_tokens
 from tests.api.conftest import TOY, make_app
+from tests.support.asgi_switch import Switchboard
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 
@@ -33,19 +44,49 @@ try:
 finally:
     games.unregister(TOY)
 
+EXAMPLES = 50  # generated cases per operation and store (issue 20: at least 50)
+switchboard = Switchboard(app)
 schema = schemathesis.openapi.from_asgi(
-    "/openapi.json", app, config=SchemathesisConfig.from_path(str(CONFIG))
+    "/openapi.json", switchboard, config=SchemathesisConfig.from_path(str(CONFIG))
 )
 st_seat_tokens.install(schema)
+# One app (one store) per operation, shared by its examples as a server is shared by its
+# clients: hence a function-scoped fixture under hypothesis, on purpose.
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                           HealthCheck.function_scoped_fixture],
+)
+
+
+@pytest.fixture
+def on_embedded(toy_game: None) -> Iterator[None]:
+    """The schema's requests go to an app on a fresh embedded store."""
+    switchboard.target = make_app(sse_max_seconds=0.5)
+    yield
+    switchboard.target = app
+
+
+@pytest.fixture
+def on_redis(toy_game: None, redis_url: str, redis_prefix: str) -> Iterator[None]:
+    """The schema's requests go to an app on Redis, under this test's key prefix."""
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    switchboard.target = make_app(store, sse_max_seconds=0.5, redis_url=redis_url,
+                                  redis_prefix=redis_prefix)
+    yield
+    switchboard.target = app
 
 
 @schema.parametrize()
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-def test_every_operation(case: schemathesis.Case) -> None:
+@FUZZ
+def test_every_operation(case: schemathesis.Case, on_embedded: None) -> None:
+    case.call_and_validate()
+
+
+@schema.parametrize()
+@FUZZ
+def test_every_operation_on_redis(case: schemathesis.Case, on_redis: None) -> None:
     case.call_and_validate()
 
 

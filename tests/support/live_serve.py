@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -42,10 +43,13 @@ def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None,
     the server prints (its log)."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")}
+    # What the server prints goes to a file, never to a pipe nobody reads while it runs: a
+    # full pipe (64 KiB of log) would block the server's event loop on its next log line.
+    log = output or tempfile.TemporaryFile()  # noqa: SIM115 (closed after the process)
     process = subprocess.Popen(
         [str(BIN / "skyline"), "serve", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", log_level, "--data-dir", ":memory:", *extra_args],
-        cwd=ROOT, env=env, stdout=output or subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -57,8 +61,11 @@ def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None,
             except httpx.TransportError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read().decode() if process.stdout else ""
-                raise AssertionError(f"skyline serve did not start:\n{output}")
+                printed = ""
+                if output is None:
+                    log.seek(0)
+                    printed = log.read().decode(errors="replace")
+                raise AssertionError(f"skyline serve did not start:\n{printed}")
             time.sleep(0.1)
         yield url
     finally:
@@ -68,6 +75,8 @@ def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None,
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if output is None:
+            log.close()
 
 
 @pytest.fixture
@@ -77,15 +86,19 @@ def live_serve() -> Iterator[str]:
         yield url
 
 
+ST_EXAMPLES = 50  # generated cases per operation (issue 20's fuzzing gate: at least 50)
+
+
 def st_run(target: str, config: Path, *, cwd: Path, env: Mapping[str, str] | None = None
            ) -> subprocess.CompletedProcess[str]:
-    """The schemathesis CLI, all phases and every check (as ``config`` sets them), against
-    ``target`` (an OpenAPI document's URL or a GraphQL endpoint): 15 examples per operation,
-    seed 1, one worker, 20 s per request, 10 minutes in all. ``env``: added to the
-    environment (e.g. ``SCHEMATHESIS_HOOKS``)."""
+    """The schemathesis CLI, all phases and every check (as ``config`` sets them), positive
+    and negative data, against ``target`` (an OpenAPI document's URL or a GraphQL endpoint):
+    ``ST_EXAMPLES`` examples per operation, seed 1, one worker, 20 s per request, 10 minutes
+    in all. ``env``: added to the environment (e.g. ``SCHEMATHESIS_HOOKS``)."""
     return subprocess.run(
         [str(BIN / "st"), "--no-color", "--config-file", str(config), "run",
-         target, "--max-examples", "15", "--seed", "1",
+         target, "--max-examples", str(ST_EXAMPLES), "--seed", "1",
+         "--mode", "all", "--phases", "examples,coverage,fuzzing,stateful",
          "--workers", "1", "--request-timeout", "20"],
         cwd=cwd, capture_output=True, text=True, timeout=600,
         env={**os.environ, **env} if env else None,

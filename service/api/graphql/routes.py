@@ -170,11 +170,18 @@ class SkylineGraphQL(GraphQL):
         return super().parse_json(data)
 
     def decode_json(self, data: str | bytes) -> object:
-        """A WebSocket message: JSON nested too deep is not JSON to the protocol (the
-        connection closes with 4400, as for any message that cannot be read)."""
+        """A body or WebSocket message: JSON nested too deep, or bytes that are not text, are
+        not JSON to the protocol (400 ``malformed``; on a WebSocket the connection closes
+        with 4400, as for any message that cannot be read)."""
         if too_deep(data):
             raise json.JSONDecodeError(_TOO_DEEP, "", 0)
-        return super().decode_json(data)
+        try:
+            return super().decode_json(data)
+        except UnicodeDecodeError as error:
+            # Bytes that are not UTF-8 (or UTF-16/32) are no JSON either: 400 malformed on
+            # HTTP, 4400 on a WebSocket, as any unreadable body (json.loads raises this one
+            # instead of JSONDecodeError).
+            raise json.JSONDecodeError("The body is not UTF-8 text.", "", 0) from error
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
         return (

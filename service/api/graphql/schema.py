@@ -6,6 +6,7 @@ engines always give the same SDL (``schema.graphql`` is checked against it in CI
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import strawberry
@@ -20,6 +21,8 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.types import ExecutionContext
+from strawberry.utils.logging import StrawberryLogger
 
 from service import games
 
@@ -32,6 +35,8 @@ from .subscriptions import build_subscription
 from .types.failures import FAILURES
 from .types.games import build_game_types
 from .types.match import build_match_types
+
+_log = logging.getLogger(__name__)
 
 MAX_DEPTH = 12
 """Deepest selection allowed; the deepest view of our games needs fewer levels."""
@@ -101,6 +106,25 @@ def should_mask(error: GraphQLError) -> bool:
     return original is not None and not isinstance(original, GraphQLError)
 
 
+class SkylineSchema(strawberry.Schema):
+    """strawberry's schema, logging only what is the server's fault.
+
+    strawberry logs every error of every request at ERROR level, with the document around
+    it: a client's invalid document or variables (a GraphQL validation error) would fill
+    the server's log at the client's pace. Those are the client's answer, not the
+    operator's concern: logged at DEBUG. An unexpected exception in a resolver (masked in
+    the answer) is still logged at ERROR, with its traceback."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        for error in errors:
+            if should_mask(error):
+                StrawberryLogger.error(error, execution_context)
+            else:
+                _log.debug("GraphQL request refused: %s", error.message)
+
+
 def build_schema() -> strawberry.Schema:
     """The schema for every registered engine (deterministic for the same engines)."""
     converter = Converter(reserved=RESERVED_NAMES)
@@ -111,7 +135,7 @@ def build_schema() -> strawberry.Schema:
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
         RootFieldLimit,
     ]
-    return strawberry.Schema(
+    return SkylineSchema(
         query=build_query(match_types, graphql_catalogue_field(converter)),
         mutation=build_mutation(match_types, game_types),
         subscription=build_subscription(match_types, game_types),
