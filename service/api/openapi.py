@@ -58,6 +58,11 @@ MATCH_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 PROBLEM = "application/problem+json"
 SVG_MEDIA_TYPE = "image/svg+xml"
 
+REVOKED_CODE_DESCRIPTION = (
+    "The problem code: `credential_revoked`, or `token_expired` for a stream opened with an "
+    "app-signed JWT that expired since (more may be added; docs/codes.md)."
+)
+
 
 def _union(members: list[Any]) -> Any:
     if not members:
@@ -1050,7 +1055,7 @@ def _stream_event_schemas() -> dict[str, Any]:
          "contentSchema": {
              "type": "object", "required": ["code"],
              "properties": {"code": {
-                 "type": "string", "description": "The problem code: `credential_revoked`.",
+                 "type": "string", "description": REVOKED_CODE_DESCRIPTION,
                  "examples": ["credential_revoked"]}}},
          "description": "`{\"code\": \"credential_revoked\"}` as JSON text."},
     )
@@ -1118,7 +1123,7 @@ def _player_stream_schemas() -> dict[str, Any]:
                          "type": "object", "required": ["code"],
                          "properties": {"code": {
                              "type": "string",
-                             "description": "The problem code: `credential_revoked`."}}},
+                             "description": REVOKED_CODE_DESCRIPTION}}},
                      "description": "`{\"code\": \"credential_revoked\"}` as JSON text."},
         },
         "required": ["event", "data"],

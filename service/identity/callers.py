@@ -21,6 +21,10 @@ class Caller:
     """The player's id; None for the app's own key (server-to-server calls)."""
     name: str | None = None
     """The player's display name (None for an app)."""
+    expires_at: int | None = None
+    """For an app-signed JWT: the Unix second from which it is no longer accepted (its
+    ``exp`` plus the clock leeway). A stream opened with it ends then, at the next version
+    it would send (``token_expired``). None: a credential that does not expire."""
 
     @property
     def is_app(self) -> bool:

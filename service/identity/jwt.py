@@ -273,6 +273,11 @@ class JwtVerifier:
         self._leeway = leeway
         self._max_lifetime = max_lifetime
 
+    @property
+    def leeway(self) -> int:
+        """Seconds a token is still accepted after its ``exp`` (clocks differ)."""
+        return self._leeway
+
     async def verify(self, token: str) -> UserClaims:
         """The user ``token`` vouches for; raises the ``ApiError`` of the first check that
         fails."""

@@ -22,7 +22,7 @@ from typing import Literal
 
 from service.errors import ApiError
 from service.games import get as get_engine
-from service.i18n import N_
+from service.i18n import N_, T
 from service.identity.callers import Caller, Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.store import MatchNotFound, StoreUnavailable
@@ -86,6 +86,11 @@ def _revoked(detail: str) -> ApiError:
     return ApiError.of("credential_revoked", detail)
 
 
+def expired() -> ApiError:
+    """A stream's credential (an app-signed JWT) expired while it was open."""
+    return ApiError.of("token_expired", T("The token has expired."))
+
+
 @dataclass(slots=True)
 class _Holder:
     """The credential a seat's stream was opened with, checked again at every version it is
@@ -99,6 +104,8 @@ class _Holder:
     """``(app, player)`` for a player credential."""
     checked: int
     """The newest version at which the credential was valid."""
+    expires_at: int | None = None
+    """When the credential stops being accepted (an app-signed JWT), Unix seconds."""
 
     @classmethod
     def of(cls, record: MatchRecord, version: int, token: Credential,
@@ -107,7 +114,7 @@ class _Holder:
         if seat is None:
             return None
         if isinstance(token, Caller) and token.player is not None:
-            return cls(seat, None, (token.app, token.player), version)
+            return cls(seat, None, (token.app, token.player), version, token.expires_at)
         digest = record.tokens[seat] if seat < len(record.tokens) else None
         if digest is None:  # a stream ticket whose seat went to a bot since it was checked
             raise Revoked(_revoked(HANDED_OVER))
@@ -238,6 +245,9 @@ class _Stream:
         holder = self.holder
         if holder is None or frame.version <= holder.checked:
             return
+        if holder.expires_at is not None and \
+                self.timeline.storage.clock() >= holder.expires_at:
+            raise Revoked(expired())
         error: ApiError | None = None
         for version in range(holder.checked + 1, frame.version + 1):
             step = frame if version == frame.version or frame.exact else \

@@ -78,4 +78,5 @@ class Authenticator:
         player = await self.directory.sign_in(
             claims.app_id, claims.sub, name, int(self.clock())
         )
-        return Caller(app=player.app, player=player.id, name=player.name)
+        return Caller(app=player.app, player=player.id, name=player.name,
+                      expires_at=claims.expires_at + self.verifier.leeway)

@@ -26,7 +26,7 @@ from service.matches.models import (
     StreamTicket,
 )
 from service.matches.records import MatchRecord, SeatPlayer
-from service.matches.watch import Revoked
+from service.matches.watch import Revoked, expired
 from service.store import DocStore
 
 from . import tickets
@@ -170,6 +170,11 @@ class PlayerService:
 
     # The player feed ----------------------------------------------------------------------
 
+    @staticmethod
+    def expiry_of(caller: Credential) -> int | None:
+        """When ``caller``'s credential stops being accepted (an app-signed JWT), or None."""
+        return caller.expires_at if isinstance(caller, Caller) else None
+
     async def feed_owner(self, caller: Credential) -> str:
         """The player whose feed the caller may read (its own), checked before a stream
         opens."""
@@ -195,14 +200,17 @@ class PlayerService:
         return tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
 
     async def follow_feed(
-        self, player: str, after: int | None
+        self, player: str, after: int | None, expires_at: int | None = None
     ) -> AsyncGenerator[FeedItem | FeedReset, None]:
         """The player's feed (``Feed.follow``), its credential checked again before every
         event: once the player has left for good (or its app deleted it), the feed ends with
-        ``Revoked`` (``credential_revoked``) instead of the event."""
+        ``Revoked`` (``credential_revoked``) instead of the event; once the JWT it was opened
+        with expired (``expires_at``, ``Caller.expires_at``), with ``token_expired``."""
         events = self.feed.follow(player, after)
         try:
             async for event in events:
+                if expires_at is not None and self.clock() >= expires_at:
+                    raise Revoked(expired())
                 record = await self.directory.get(player)
                 if record is None or record.deleted:
                     raise Revoked(ApiError.of("credential_revoked", "This player left for good."))

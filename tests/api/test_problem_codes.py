@@ -101,6 +101,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/watch.py::Watching.follow": ("streamEvents",),
     # A stream's credential checked again at every version (issue 20, item 9).
     "service/matches/watch.py::_revoked": ("streamEvents",),
+    # ... and its JWT's expiry, on the match's stream and the player's feed.
+    "service/matches/watch.py::expired": ("streamEvents", "streamPlayerEvents"),
     "service/api/rest/events.py::_mode": ("streamEvents",),
     "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,

@@ -7,6 +7,9 @@ for good. The stream ends with ``Revoked`` (``credential_revoked``) before that 
 from __future__ import annotations
 
 import asyncio
+import base64
+import dataclasses
+import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -15,7 +18,7 @@ import pytest
 
 from service.api.openapi import build_openapi
 from service.errors import ApiError
-from service.identity.callers import Credential
+from service.identity.callers import Caller, Credential
 from service.matches import MatchService
 from service.matches.watch import LiveEvent, Revoked
 from tests.players.conftest import Rig
@@ -141,3 +144,68 @@ async def test_a_revoked_feed_ends_with_a_revoked_event() -> None:
     jsonschema_rs.validator_for(
         {"$ref": "#/components/schemas/PlayerStreamEvent", "components": components}
     ).validate({"event": "revoked", "data": '{"code":"credential_revoked"}'})
+
+
+def test_a_stream_opened_with_a_jwt_ends_when_the_jwt_expires(rig: Rig) -> None:
+    """Item 9 for app-signed JWTs: the credential stops being accepted at ``exp`` (plus the
+    leeway), so a stream opened with it ends with ``token_expired`` at the next version it
+    would send; the same player's stream with a credential still valid goes on. (Before, a
+    JWT checked once when the stream opened read the seat for as long as it stayed open.)"""
+    alice = rig.guest("Alice")
+    match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+
+    async def scenario() -> tuple[ApiError, int, int]:
+        matches, players = _matches(rig), rig.players
+        caller = await players.authenticate(alice.token)
+        assert isinstance(caller, Caller)
+        now = int(time.time())
+        lapsed = dataclasses.replace(caller, expires_at=now - 1)
+        valid = dataclasses.replace(caller, expires_at=now + 3600)
+        expiring = matches.follow(match_id, token=lapsed)
+        lasting = matches.follow(match_id, token=valid)
+        opened = (await _next(expiring)).version
+        await _next(lasting)
+        await players.renew_seat_token(caller, match_id, 0)  # a new version
+        ended = await _revoked(expiring)
+        went_on = (await _next(lasting)).version
+        await lasting.aclose()
+        return ended, opened, went_on
+
+    ended, opened, went_on = rig.call(scenario)
+    assert (ended.code, ended.status) == ("token_expired", 401)
+    assert went_on == opened + 1
+
+
+def test_the_player_feed_ends_when_its_jwt_expires(rig: Rig) -> None:
+    alice = rig.guest("Alice")
+    rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+
+    async def scenario() -> tuple[ApiError, str]:
+        players = rig.players
+        lapsed = players.follow_feed(alice.id, 0, int(time.time()) - 1)
+        with pytest.raises(Revoked) as ended:
+            await asyncio.wait_for(anext(lapsed), WAIT)
+        await lapsed.aclose()
+        lasting = players.follow_feed(alice.id, 0, int(time.time()) + 3600)
+        first = await asyncio.wait_for(anext(lasting), WAIT)
+        await lasting.aclose()
+        return ended.value.error, getattr(first, "kind", "")
+
+    ended, kind = rig.call(scenario)
+    assert (ended.code, ended.status) == ("token_expired", 401)
+    assert kind == "match_started"
+
+
+def test_a_jwt_caller_carries_when_its_token_stops_being_accepted(rig: Rig) -> None:
+    from tests.players.test_apps import user_jwt
+
+    app_id, _ = rig.app("Acme")
+    encoded = rig.call(rig.players.apps.add_hs256_secret, app_id, "k1")
+    secret = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+    exp = int(time.time()) + 600
+    token = user_jwt(app_id, secret, "u-1", exp=exp)
+    caller = rig.call(rig.players.authenticate, token)
+    assert isinstance(caller, Caller)
+    assert caller.expires_at == exp + 60  # the verifier's leeway
+    guest = rig.call(rig.players.authenticate, rig.guest("G").token)
+    assert guest.expires_at is None

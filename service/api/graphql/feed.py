@@ -101,8 +101,10 @@ def build_feed_subscription(games: GameTypes) -> Any:
             try:
                 if ctx.players is None:
                     raise ApiError.of("unauthorized", "Players are not served here.")
-                player = await ctx.players.feed_owner(ctx.credentials())
-                events = ctx.players.follow_feed(player, after)
+                credential = ctx.credentials()
+                player = await ctx.players.feed_owner(credential)
+                events = ctx.players.follow_feed(player, after,
+                                                 ctx.players.expiry_of(credential))
                 try:
                     async for event in events:
                         if isinstance(event, FeedReset):

@@ -37,8 +37,11 @@ async def player_events(request: Request) -> Response:
         if len(tickets) > 1:
             raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
         player = await players.player_of_feed_ticket(tickets[0])
+        expires_at = None
     else:
-        player = await players.feed_owner(await token_of(request))
+        credential = await token_of(request)
+        player = await players.feed_owner(credential)
+        expires_at = players.expiry_of(credential)
     after = query_count(request, "after")
     last_event_id = request.headers.get("last-event-id")
     if last_event_id:
@@ -48,8 +51,9 @@ async def player_events(request: Request) -> Response:
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
     return EventStream(
-        _encoded(players.follow_feed(player, after), hub), ping_seconds=SSE_PING_SECONDS,
-        send_timeout=SEND_TIMEOUT_SECONDS, max_seconds=max_seconds, on_close=lease.release,
+        _encoded(players.follow_feed(player, after, expires_at), hub),
+        ping_seconds=SSE_PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS,
+        max_seconds=max_seconds, on_close=lease.release,
     )
 
 
