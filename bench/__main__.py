@@ -1,8 +1,9 @@
 """``python -m bench`` (``make bench``): every benchmark in turn, each in its own process.
 
 ``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4), to
-the fan-out benchmark (small sizes: about 5 minutes instead of about 15) and to the players
-benchmark (100 players instead of 1,000).
+the fan-out benchmark (small sizes: about 5 minutes instead of about 15), to the players
+benchmark (100 players instead of 1,000) and to the soak test (about 1 minute of traffic
+instead of 5).
 Results go to stdout; docs/performance.md records them with the machine's state.
 """
 
@@ -13,8 +14,8 @@ import sys
 import time
 
 BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout",
-           "players")
-QUICK = ("load", "fanout", "players")  # the benches that take --quick
+           "players", "soak")
+QUICK = ("load", "fanout", "players", "soak")  # the benches that take --quick
 
 
 def main(argv: list[str]) -> int:
