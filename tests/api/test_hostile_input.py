@@ -365,3 +365,31 @@ def test_a_body_is_not_parsed_for_its_media_type_before_the_token(client: TestCl
     response = client.post(f"{match.url}/actions", content="x",
                            headers={**match.auth(0), "content-type": "text/plain"})
     assert_problem(response, 415, "unsupported_media_type")
+
+
+async def test_a_subscriber_leaving_during_a_send_is_not_a_server_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Found by bench/soak.py: a GraphQL subscriber closing its WebSocket while a message was
+    being sent left an ERROR traceback ("Exception in worker task"). The client's leaving is
+    not the server's failure; any other exception of a worker task still is an ERROR."""
+    from strawberry.http.exceptions import WebSocketDisconnected
+
+    from service.api.graphql.routes import TransportWS, client_went_away
+
+    handler = TransportWS.__new__(TransportWS)
+    try:
+        try:
+            raise WebSocketDisconnected
+        except WebSocketDisconnected as gone:
+            raise RuntimeError("send failed") from gone
+    except RuntimeError as chained:
+        wrapped = chained
+    assert client_went_away(wrapped) and not client_went_away(ValueError("x"))
+    caplog.set_level(logging.DEBUG)
+    await handler.handle_task_exception(WebSocketDisconnected())
+    await handler.handle_task_exception(wrapped)
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    await handler.handle_task_exception(ValueError("a real failure"))
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == [
+        "Exception in worker task"]

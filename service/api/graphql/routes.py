@@ -19,6 +19,7 @@ an unsupported media type, no query) is an ``application/problem+json`` document
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Sequence
 from datetime import timedelta
@@ -33,6 +34,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http.base import BaseRequestProtocol
+from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
@@ -51,6 +53,8 @@ from ..bodies import MAX_JSON_DEPTH, is_json_media, too_deep
 from ..languages import lang_of
 from ..problems import problem_response
 from .context import Context
+
+_log = logging.getLogger(__name__)
 
 _TOO_DEEP = f"The JSON nests more than {MAX_JSON_DEPTH} levels deep."
 _TOKEN_SHAPE = re.compile(re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_-]{32,128}")
@@ -73,8 +77,30 @@ class Rejected(Exception):
         return 1013 if status == 503 else 1011  # try again later / internal error
 
 
+def client_went_away(error: BaseException) -> bool:
+    """Whether ``error`` (or an exception it was raised from) is the client's WebSocket
+    closing under a send: the client's choice, not the server's failure."""
+    seen: BaseException | None = error
+    for _ in range(16):
+        if seen is None:
+            return False
+        if isinstance(seen, WebSocketDisconnected):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class TransportWS(BaseGraphQLTransportWSHandler[Any, Any]):
-    """graphql-transport-ws with our close codes for a refused ``connection_init``."""
+    """graphql-transport-ws with our close codes for a refused ``connection_init``, and
+    without an ERROR traceback when a subscriber closes its socket while a message is being
+    sent to it (found by the soak test: Strawberry logs that as "Exception in worker
+    task")."""
+
+    async def handle_task_exception(self, error: Exception) -> None:
+        if client_went_away(error):
+            _log.debug("A subscriber closed its WebSocket during a send.")
+            return
+        await super().handle_task_exception(error)
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         payload = message.get("payload")
