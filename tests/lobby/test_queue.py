@@ -146,7 +146,7 @@ async def test_a_ticket_not_polled_expires_on_the_services_clock(
 
 async def test_bots_fill_a_match_once_the_delay_passed(replicas: list[Replica],
                                                        clock: Clock) -> None:
-    a, b, c = [await replicas[0].guest(n) for n in "abc"]
+    a, b = [await replicas[0].guest(n) for n in "ab"]
     patient = await replicas[0].enqueue(a, **GINKGO, fillWithBotsAfterSeconds=30)
     purist = await replicas[1].enqueue(b, game="ginkgopolis", players=2)
     clock.now += 29
@@ -235,3 +235,34 @@ async def test_answers_and_the_queue_hold_no_secrets(one: Replica) -> None:
         assert "sky_" not in text and "skp_" not in text
         for token in record.tokens:
             assert token is None or token not in text
+
+
+async def test_a_long_poll_answers_as_soon_as_the_match_is_formed(
+    replicas: list[Replica],
+) -> None:
+    import asyncio
+    import time
+
+    a, b = await replicas[0].guest("a"), await replicas[1].guest("b")
+    mine = await replicas[0].enqueue(a, game="ny1901", players=2)
+    polling = asyncio.create_task(replicas[2].queue.poll(a, mine.ticket, wait=20))
+    await asyncio.sleep(0.3)
+    assert not polling.done()
+    started_at = time.monotonic()
+    other = await replicas[1].enqueue(b, game="ny1901", players=2)
+    answer = await asyncio.wait_for(polling, timeout=5)
+    assert answer.status == "matched" and answer.match_id == other.match_id
+    assert time.monotonic() - started_at < 2.0
+
+
+async def test_a_long_poll_ends_when_its_wait_ends(one: Replica) -> None:
+    import time
+
+    a = await one.guest("a")
+    mine = await one.enqueue(a, game="ny1901", players=2)
+    began = time.monotonic()
+    assert (await one.queue.poll(a, mine.ticket, wait=1)).status == "waiting"
+    assert 0.9 <= time.monotonic() - began < 3
+    with pytest.raises(ApiError) as refused:
+        await one.queue.poll(a, mine.ticket, wait=61)
+    assert refused.value.code == "malformed"
