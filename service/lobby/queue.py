@@ -82,6 +82,9 @@ class QueueService:
         """Tests: awaited between the writes of forming a match (``formed``: the queue
         names it; ``indexed``: the players' "my matches" entries written; ``created``: the
         match stored) -- raising there is a replica dying there."""
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+        self._settling: dict[str, asyncio.Future[QueueDoc]] = {}
         self.formed = 0
         """Matches this replica created from queues (a metric, and for tests)."""
 
@@ -211,7 +214,24 @@ class QueueService:
         create: bool = True,
     ) -> tuple[int, QueueDoc]:
         """``change`` applied by compare-and-set until it lands (written only when it changes
-        the document); the stored version and document after."""
+        the document); the stored version and document after. One change of a queue at a
+        time per replica (``_locks``): a crowd queueing through one replica takes turns
+        instead of losing races, so only replicas race each other."""
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        self._users[key] = self._users.get(key, 0) + 1
+        try:
+            async with lock:
+                return await self._cas(key, change, create)
+        finally:
+            self._users[key] -= 1
+            if not self._users[key]:
+                del self._users[key], self._locks[key]
+
+    async def _cas(
+        self, key: str, change: Callable[[QueueDoc | None, int], QueueDoc], create: bool,
+    ) -> tuple[int, QueueDoc]:
         for attempt in range(MAX_ATTEMPTS):
             stored = await guard(self.store.get_doc(key))
             current = QueueDoc.decode(stored.data) if stored is not None else None
@@ -224,13 +244,27 @@ class QueueService:
                 raise ticket_not_found()
             if await guard(self.store.put_doc(key, version, data)):
                 return version + 1, new
-            # Lost a race: back off a little (jittered), so that a crowd converges.
-            await asyncio.sleep(random.random() * min(0.05, 0.002 * (attempt + 1)))
+            # Lost a race to another replica: back off a little (jittered).
+            await asyncio.sleep(random.random() * min(0.05, 0.002 * 2 ** min(attempt, 5)))
         raise ApiError.of("busy", "Too many players are queueing at once; retry.",
                           retryAfter=1)
 
     async def _settle(self, key: str, version: int, doc: QueueDoc) -> QueueDoc:
-        """Finish every match the queue is forming (steps 2 and 3), then return it."""
+        """Finish every match the queue is forming (steps 2 and 3), then return it. One
+        finisher per queue per replica: callers that find one at work wait for it (and read
+        the queue it leaves), rather than all creating the same match."""
+        if doc.forming is None:
+            return doc
+        running = self._settling.get(key)
+        if running is None:
+            running = asyncio.ensure_future(self._finish(key, version, doc))
+            self._settling[key] = running
+            running.add_done_callback(lambda _: self._settling.pop(key, None))
+        await asyncio.shield(running)
+        stored = await guard(self.store.get_doc(key))
+        return QueueDoc.decode(stored.data) if stored is not None else doc
+
+    async def _finish(self, key: str, version: int, doc: QueueDoc) -> QueueDoc:
         while doc.forming is not None:
             if engine_for_new(doc.game).rules_versions[-1] != doc.rules:
                 return doc

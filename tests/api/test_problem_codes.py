@@ -164,7 +164,7 @@ SITES: dict[str, tuple[str, ...]] = {
         "deleteMe", "deleteAppPlayer"),
     # Quick match (issue 17).
     "service/api/rest/queue.py::_wait": ("getQueueTicket",),
-    "service/lobby/queue.py::QueueService._update": QUEUE_OPS,
+    "service/lobby/queue.py::QueueService._cas": QUEUE_OPS,
     "service/lobby/queue.py::QueueService.enqueue": ("enqueue",),
     "service/lobby/queue.py::QueueService.poll": ("getQueueTicket",),
     "service/lobby/queue.py::_queuer": QUEUE_OPS,
