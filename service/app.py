@@ -38,6 +38,8 @@ from service.live import (
     DEFAULT_RESUME_WINDOW,
     LiveHub,
 )
+from service.lobby import QueueService
+from service.lobby.rules import TICKET_SECONDS
 from service.matches import MatchService, live_gauges
 from service.matches.tickets import DEFAULT_TICKET_SECONDS
 from service.metrics import Metrics
@@ -85,6 +87,8 @@ class Settings:
     one snapshot of the current state."""
     stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS
     """How long a stream ticket (``POST /v1/matches/{id}/stream-tickets``) is accepted."""
+    queue_ticket_seconds: int = TICKET_SECONDS
+    """A quick-match ticket not polled for this long expires (``--queue-ticket-seconds``)."""
     jwt_audience: str = DEFAULT_AUDIENCE
     """The ``aud`` every app-signed JWT must carry (``--jwt-audience``)."""
     trusted_proxies: tuple[str, ...] = ()
@@ -210,6 +214,10 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     player_service = PlayerService(
         cast(DocStore, the_store), match_service, audience=settings.jwt_audience
     )
+    queue_service = QueueService(
+        cast(DocStore, the_store), player_service,
+        ticket_seconds=settings.queue_ticket_seconds,
+    )
     limits = build_limits(
         settings.limits, the_store,
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
@@ -289,6 +297,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.trusted_proxies = settings.trusted_proxies
     app.state.match_service = match_service
     app.state.player_service = player_service
+    app.state.queue_service = queue_service
     app.state.store = the_store
     app.state.settings = settings
     app.state.limits = limits

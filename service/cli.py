@@ -182,6 +182,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         sse_max_seconds=args.sse_max_seconds or None,
         stream_ticket_seconds=args.stream_ticket_seconds,
+        queue_ticket_seconds=args.queue_ticket_seconds,
         jwt_audience=args.jwt_audience,
         trusted_proxies=args.trusted_proxies,
         max_watchers=args.max_watchers,
@@ -662,6 +663,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env("STREAM_TICKET_SECONDS", 60, _positive_int),
         help="how long a stream ticket (POST /v1/matches/{id}/stream-tickets) is accepted "
         "(SKYLINE_STREAM_TICKET_SECONDS)",
+    )
+    serve.add_argument(
+        "--queue-ticket-seconds", type=_positive_int,
+        default=_env("QUEUE_TICKET_SECONDS", 600, _positive_int),
+        help="a quick-match ticket (POST /v1/queue) not polled for this long expires "
+        "(SKYLINE_QUEUE_TICKET_SECONDS)",
     )
     serve.add_argument(
         "--jwt-audience", default=_env("JWT_AUDIENCE", "skyline"),

@@ -61,6 +61,7 @@ CODES: dict[str, tuple[int, str]] = {
     "not_found": (404, N_("Not found")),
     "match_not_found": (404, N_("Match not found")),
     "player_not_found": (404, N_("Player not found")),
+    "ticket_not_found": (404, N_("Queue ticket not found")),
     "unknown_rules_version": (404, N_("Unknown rules version")),
     "method_not_allowed": (405, N_("Method not allowed")),
     "not_your_turn": (409, N_("Not your turn")),

@@ -19,6 +19,7 @@ from service.api import problem_codes
 from service.catalogue import catalogue_models
 from service.errors import CODES, Problem
 from service.games.base import Engine
+from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
 from service.matches.models import (
     LOG_PAGE_MAX,
     MAX_SEED,
@@ -217,6 +218,8 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "DeletedPlayer": (DeletedPlayer, "serialization"),
         "MyMatchesPage": (MyMatchesPage, "serialization"),
         "PlayerFeedEventBody": (_feed_event_body(), "serialization"),
+        "EnqueueRequest": (EnqueueRequest, "validation"),
+        "QueueTicket": (QueueTicket, "serialization"),
         "LogPage": (page, "serialization"),
         "StreamPatch": (StreamPatch, "serialization"),
         "Problem": (Problem, "serialization"),
@@ -606,6 +609,7 @@ def _paths() -> dict[str, Any]:
         **_board_svg_path(),
         **_catalogue_path(),
         **_player_paths(),
+        **_queue_paths(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "security": PUBLIC,
@@ -806,6 +810,65 @@ def _player_paths() -> dict[str, Any]:
             "responses": {"200": _json("SeatToken", "The new token (shown once)."),
                           **_problems(operation="renewSeatToken")},
         }},
+    }
+
+
+TICKET_PARAM = {
+    "name": "ticket", "in": "path", "required": True,
+    "description": "The ticket (`enqueue`'s answer).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+}
+
+
+def _queue_paths() -> dict[str, Any]:
+    return {
+        "/v1/queue": {"post": {
+            "operationId": "enqueue", "summary": "Quick match: queue the calling player.",
+            "tags": ["lobby"],
+            "description": "Puts the player in the queue of its app for `game`, `players` "
+            "seats, the current rules version and `options` after defaults; as soon as "
+            "enough compatible players wait, one match is created with them (each gets "
+            "`match_started` in its feed). 201 with a new ticket; 200 with the ticket the "
+            "player already holds in that queue (one per player per queue). Only players "
+            "queue (a seat token or an app key: 403 `forbidden`). Charged to the `create` "
+            "budget. See docs/lobby.md.",
+            "security": PLAYER_SECURITY,
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/EnqueueRequest"}}}},
+            "responses": {
+                "201": _json("QueueTicket", "Queued (possibly matched at once)."),
+                "200": _json("QueueTicket", "The ticket the player already holds."),
+                **_problems(operation="enqueue"),
+            },
+        }},
+        "/v1/queue/{ticket}": {
+            "get": {
+                "operationId": "getQueueTicket", "summary": "A quick-match ticket; "
+                "long-polls while it waits.", "tags": ["lobby"],
+                "description": "With `wait` (seconds, 0 to 60), a waiting ticket's answer "
+                "comes when it is matched or the wait ends, whichever is first. Each poll "
+                "keeps the ticket alive: one not polled for `pollWithinSeconds` expires. "
+                "Another player's ticket: 404 `ticket_not_found`.",
+                "security": PLAYER_SECURITY,
+                "parameters": [TICKET_PARAM, {
+                    "name": "wait", "in": "query", "required": False,
+                    "description": "Seconds to wait for a match (ASCII digits).",
+                    "schema": {"type": "integer", "minimum": 0, "maximum": WAIT_MAX_SECONDS,
+                               "default": 0}}],
+                "responses": {"200": _json("QueueTicket", "The ticket."),
+                              **_problems(operation="getQueueTicket")},
+            },
+            "delete": {
+                "operationId": "leaveQueue", "summary": "Leave the queue.",
+                "tags": ["lobby"],
+                "description": "The ticket is `left`; a ticket already matched stays "
+                "`matched` (the answer says so).",
+                "security": PLAYER_SECURITY,
+                "parameters": [TICKET_PARAM],
+                "responses": {"200": _json("QueueTicket", "The ticket after."),
+                              **_problems(operation="leaveQueue")},
+            },
+        },
     }
 
 

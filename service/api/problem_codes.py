@@ -73,6 +73,11 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "streamPlayerEvents": (*_PLAYER, "malformed", "ticket_invalid", "too_many_streams",
                            "replica_full"),
     "createFeedTicket": _PLAYER,
+    "enqueue": (
+        *_BODY, *_CREDENTIALS, "forbidden", "unknown_game", "bad_player_count", "bad_options",
+    ),
+    "getQueueTicket": (*_CREDENTIALS, "malformed", "forbidden", "ticket_not_found"),
+    "leaveQueue": (*_CREDENTIALS, "forbidden", "ticket_not_found"),
     "healthz": (),
     "readyz": ("store_unavailable",),
     "metrics": (),

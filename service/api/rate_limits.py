@@ -1,14 +1,14 @@
 """Applying rate limits and quotas (``service.limits``) to HTTP and WebSocket requests.
 
 ``RateLimits`` (ASGI middleware) charges every request to one budget: ``create`` (``POST
-/v1/matches``, ``POST /v1/players``), ``act`` (every other write), ``stream`` (opening an
-event stream or a WebSocket) or ``read`` (everything else, ``/graphql`` included), per
-client: the digest of the bearer credential it sends, else its address (behind
-``--trusted-proxies`` only the forwarded one). Answers carry ``RateLimit-Policy`` and
-``RateLimit`` (IETF httpapi RateLimit draft); past the budget: 429 ``rate_limited`` with
-``Retry-After``. A credential the service refuses (401) is charged to the sender's address
-too, and an address that spent a budget on refused credentials is refused before its next
-credential is checked: made-up tokens buy no fresh budget.
+/v1/matches``, ``POST /v1/players``, ``POST /v1/queue``), ``act`` (every other write),
+``stream`` (opening an event stream or a WebSocket) or ``read`` (everything else,
+``/graphql`` included), per client: the digest of the bearer credential it sends, else its
+address (behind ``--trusted-proxies`` only the forwarded one). Answers carry
+``RateLimit-Policy`` and ``RateLimit`` (IETF httpapi RateLimit draft); past the budget: 429
+``rate_limited`` with ``Retry-After``. A credential the service refuses (401) is charged to
+the sender's address too, and an address that spent a budget on refused credentials is
+refused before its next credential is checked: made-up tokens buy no fresh budget.
 
 GraphQL's ``createMatch`` and ``act`` are charged to ``create`` and ``act`` as well
 (``charge``), like their REST twins. ``creation_quota`` counts a new match against its
@@ -42,7 +42,7 @@ from service.store import DocStore, MatchStore
 from .languages import lang_of_scope
 from .proxies import client_address
 
-_CREATE = ("/v1/matches", "/v1/players")
+_CREATE = ("/v1/matches", "/v1/players", "/v1/queue")
 _STREAM = re.compile(r"^/v1/(?:matches/[^/]+|me)/events$")
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
 REFUSED_CREDENTIAL = "bad:"

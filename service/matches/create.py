@@ -61,7 +61,7 @@ class Creation:
         self, req: CreateMatchRequest, *, app: str | None = None,
         bound: Mapping[int, SeatPlayer] | None = None,
         before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
-        creator: str | None = None,
+        creator: str | None = None, match_id: str | None = None,
     ) -> CreateMatchResponse:
         """A new match. ``req.seats`` needs its player and user seats resolved by the caller
         (``bound``: seat -> player, ``service.players``) and ``app``; those seats get a seat
@@ -71,7 +71,8 @@ class Creation:
         two leaves an index entry to a match that does not exist -- skipped when listed --
         never a match missing from its players' lists). ``creator``: the creating player's
         id (None: anonymous or an app key), which may choose the seed of a match it plays
-        alone with bots (``seeds.check_chosen_seed``)."""
+        alone with bots (``seeds.check_chosen_seed``). ``match_id``: the id to create it under
+        (``MatchStorage.create``: the store's ``MatchExists`` when it is taken)."""
         engine = engine_for_new(req.game)
         players, raw_bots = seats_of(req, bound or {})
         if not engine.min_players <= players <= engine.max_players:
@@ -116,7 +117,8 @@ class Creation:
             seed_salt=salt,
             seed_chosen=salt is None,
         )
-        match_id = await self.storage.create(record, before_write=before_write)
+        match_id = await self.storage.create(record, before_write=before_write,
+                                             match_id=match_id)
         self.storage.metrics.match_created(engine.id, record.rules_version)
         await self.due.signal_if_due(match_id, engine, record, state)
         return CreateMatchResponse(

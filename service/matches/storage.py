@@ -131,10 +131,19 @@ class MatchStorage:
     async def create(
         self, record: MatchRecord, *,
         before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
+        match_id: str | None = None,
     ) -> str:
         """Store ``record`` under a new random id and return the id; ``before_write`` runs
         with the id chosen, before the match is written (and again with another id in the
-        2**-96 case of a taken one)."""
+        2**-96 case of a taken one). ``match_id``: store it under this id instead, once
+        (a caller that derives the id to create a match idempotently, ``service.lobby``);
+        the store's ``MatchExists`` is raised when it is taken."""
+        if match_id is not None:
+            if before_write is not None:
+                await before_write(match_id, record)
+            await self.guard(self.store.create(match_id, record.encode(), self.ttl(record)))
+            await self.tell(Written(match_id, 0, None, record, None))
+            return match_id
         for _ in range(8):
             match_id = secrets.token_urlsafe(12)
             if match_id.startswith("-"):

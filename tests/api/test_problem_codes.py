@@ -31,7 +31,8 @@ SERVICE = ROOT / "service"
 MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "streamEvents",
              "getBoardSvg", "createStreamTicket")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
-BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer")
+BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue")
+QUEUE_OPS = ("enqueue", "getQueueTicket", "leaveQueue")
 EVERY = "*"
 """A site any operation reaches (its codes must be in ``EVERY_OPERATION``)."""
 GRAPHQL = "/graphql"
@@ -41,7 +42,7 @@ MATCH_READ = (*MATCH_OPS, "renewSeatToken", GRAPHQL)
 APP_OPS = ("listAppPlayerMatches", "getAppPlayer", "deleteAppPlayer")
 PLAYER_OPS = ("getMe", "deleteMe", "listMyMatches", *APP_OPS, "renewSeatToken",
               "streamPlayerEvents", "createFeedTicket")
-AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, GRAPHQL)
+AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, *QUEUE_OPS, GRAPHQL)
 """Operations that check a bearer credential (a WebSocket's ``connection_init`` too)."""
 """Sites a match read reaches (a WebSocket's ``connection_init`` naming a match reads it)."""
 
@@ -83,7 +84,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/bot_seats.py::bot_seats": ("createMatch", "handSeatToBot"),
     "service/matches/bot_seats.py::BotSeats.hand_seat_to_bot": ("handSeatToBot",),
     "service/matches/bot_seats.py::BotSeats.act_as_bot": (),  # the bot worker's write path
-    "service/matches/create.py::engine_for_new": ("createMatch",),
+    "service/matches/create.py::engine_for_new": ("createMatch", "enqueue"),
     "service/matches/create.py::Creation.create_match": ("createMatch",),
     "service/matches/play.py::check_pins": ("act",),
     "service/matches/play.py::play": ("act",),
@@ -94,7 +95,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/storage.py::MatchStorage.load": MATCH_READ,
     "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot",
                                                        "renewSeatToken"),
-    "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ),
+    "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ,
+                                                        *QUEUE_OPS),
     "service/matches/storage.py::MatchStorage.guard_iter": ("streamEvents",),
     # And GraphQL's subscriptions.
     "service/live/hub.py::LiveHub.admit": ("streamEvents", "streamPlayerEvents"),
@@ -111,7 +113,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
     "service/matches/tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
     "service/api/rest/tickets.py::stream_seat": ("streamEvents",),
-    "service/matches/wire.py::parse_options": ("createMatch",),
+    "service/matches/wire.py::parse_options": ("createMatch", "enqueue"),
     "service/matches/wire.py::parse_action": ("act",),
     "service/cli.py::show": (),  # the command line, not the API
     # Credentials (issue 16): every operation that looks at one checks it first.
@@ -162,6 +164,16 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/seat_players.py::SeatPlayers.renew_seat_token": ("renewSeatToken",),
     "service/matches/seat_players.py::SeatPlayers.rename_player": (
         "deleteMe", "deleteAppPlayer"),
+    # Quick match (issue 17).
+    "service/api/rest/queue.py::_wait": ("getQueueTicket",),
+    "service/lobby/queue.py::QueueService._cas": QUEUE_OPS,
+    "service/lobby/queue.py::QueueService.enqueue": ("enqueue",),
+    "service/lobby/queue.py::QueueService.poll": ("getQueueTicket",),
+    "service/lobby/queue.py::_queuer": QUEUE_OPS,
+    "service/lobby/queue.py::ticket_not_found": ("getQueueTicket", "leaveQueue"),
+    "service/api/graphql/queue.py::_queue": (GRAPHQL,),
+    "service/api/graphql/queue.py::QueueMutation.enqueue.queue": ("enqueue",),
+    "service/api/graphql/queue.py::QueueQuery.queue_ticket.poll": ("getQueueTicket",),
     "service/api/problem_codes.py::_graphql_member": (),  # renders docs/codes.md
     # Rate limits and quotas (issue 20, item 1): every operation has a budget (the
     # middleware), GraphQL's createMatch and act theirs too; creations a quota.

@@ -114,6 +114,7 @@ def path_parameters(scene: Scene) -> dict[str, st.SearchStrategy[str]]:
         "seat": st.sampled_from(["0", "1", "2", "-1", "01", "٣"]) | junk,
         "sub": st.just(scene.player_id) | junk,
         "gameId": st.sampled_from(["toy", "ny1901", "ginkgopolis"]) | junk,
+        "ticket": st.sampled_from(["qt_0_0", "qt_" + "a" * 40 + "_x"]) | junk,
     }
 
 

@@ -21,6 +21,7 @@ from service.matches.models import CreateMatchRequest
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
 from .players import PlayerMutation
+from .queue import QueueMutation
 from .results import (
     ACT_FAILURES,
     CREATE_FAILURES,
@@ -68,7 +69,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     options_input = games.options_input
 
     @strawberry.type(description="Writes.")
-    class Mutation(PlayerMutation):
+    class Mutation(PlayerMutation, QueueMutation):
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "
             "human seat, shown only once: keep them. With `seats` (instead of `players` and "

@@ -9,6 +9,7 @@ from service.matches.models import LOG_PAGE_MAX
 
 from .context import Info
 from .players import PlayerQuery
+from .queue import QueueQuery
 from .results import READ_FAILURES, answer, result_union
 from .types.match import Game, MatchTypes
 
@@ -29,7 +30,7 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
                      "as a seat; without it you are a spectator and see public information. "
                      "Texts and messages come in the request's language (`Accept-Language` "
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
-    class Query(PlayerQuery):
+    class Query(PlayerQuery, QueueQuery):
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
             return [Game.from_model(g) for g in await info.context.service.catalogue()]

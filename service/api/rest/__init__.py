@@ -17,6 +17,7 @@ from .games import get_game, list_games
 from .matches import create_match, get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
 from .players import app_matches, app_player, create_player, me, my_matches, renew_seat_token
+from .queue import enqueue, queue_ticket
 from .seats import hand_seat_to_bot
 from .tickets import create_stream_ticket
 
@@ -51,6 +52,9 @@ def rest_routes() -> list[Route]:
         Route("/v1/me/events", player_events, methods=["GET"], name="player_events"),
         Route("/v1/me/stream-tickets", create_feed_ticket, methods=["POST"],
               name="create_feed_ticket"),
+        Route("/v1/queue", enqueue, methods=["POST"], name="enqueue"),
+        Route("/v1/queue/{ticket}", queue_ticket, methods=["GET", "DELETE"],
+              name="queue_ticket"),
         Route("/v1/apps/me/matches", app_matches, methods=["GET"], name="app_matches"),
         Route("/v1/apps/me/players/{sub}", app_player, methods=["GET", "DELETE"],
               name="app_player"),

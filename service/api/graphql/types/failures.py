@@ -107,6 +107,7 @@ _BY_CODE: dict[str, type] = {
     "forbidden": Forbidden,
     "guests_disabled": Forbidden,
     "player_not_found": NotFound,
+    "ticket_not_found": NotFound,
     # Bearer credentials (issue 16): every refusal of one is Unauthorized, its code says why.
     "credential_revoked": Unauthorized,
     "malformed_token": Unauthorized,

@@ -1,0 +1,134 @@
+"""Quick match in GraphQL: the same operations as REST's ``/v1/queue`` on the same
+``QueueService`` (``service.lobby``): ``enqueue``, ``leaveQueue`` (mutations) and
+``queueTicket`` (a query that long-polls with ``wait``). The Query and Mutation types
+inherit these fields (``queries.py``, ``mutations.py``)."""
+
+from enum import Enum
+from typing import Any
+
+import strawberry
+from pydantic import ValidationError
+from strawberry.scalars import JSON
+
+from service.errors import ApiError
+from service.i18n import T
+from service.lobby import QueueService, models
+from service.lobby.models import WAIT_MAX_SECONDS
+
+from ..rate_limits import charge, limits_of
+from .context import Context, Info
+from .results import PLAYER_FAILURES, answer, result_union
+
+
+@strawberry.enum(description="Where a quick-match ticket stands.")
+class TicketStatus(Enum):
+    WAITING = "waiting"
+    MATCHED = "matched"
+    EXPIRED = "expired"
+    LEFT = "left"
+
+
+@strawberry.type(description="A quick-match ticket as its holder sees it (REST's QueueTicket).")
+class QueueTicket:
+    ticket: strawberry.ID = strawberry.field(
+        description=models.QueueTicket.model_fields["ticket"].description)
+    status: TicketStatus = strawberry.field(
+        description=models.QueueTicket.model_fields["status"].description)
+    game: str
+    players: int
+    match_id: strawberry.ID | None = strawberry.field(description="The match, once matched.")
+    seat: int | None = strawberry.field(description="The player's seat, once matched.")
+    poll_within_seconds: int = strawberry.field(
+        description=models.QueueTicket.model_fields["poll_within_seconds"].description)
+
+    @classmethod
+    def from_model(cls, ticket: models.QueueTicket) -> "QueueTicket":
+        return cls(
+            ticket=strawberry.ID(ticket.ticket), status=TicketStatus(ticket.status),
+            game=ticket.game, players=ticket.players,
+            match_id=strawberry.ID(ticket.match_id) if ticket.match_id is not None else None,
+            seat=ticket.seat, poll_within_seconds=ticket.poll_within_seconds,
+        )
+
+
+ticket_result = result_union("QueueTicketResult", QueueTicket, PLAYER_FAILURES,
+                             "The caller's quick-match ticket, or why not.")
+
+
+def _queue(ctx: Context) -> QueueService:
+    queue: QueueService | None = getattr(ctx.request.app.state, "queue_service", None)
+    if queue is None:
+        raise ApiError.of("unauthorized", "Quick match is not served here.")
+    return queue
+
+
+@strawberry.type
+class QueueQuery:
+    @strawberry.field(
+        description="The caller's quick-match ticket; with `wait` (0 to 60 seconds), a "
+        "waiting ticket's answer comes when it is matched or the wait ends. Each read keeps "
+        "the ticket alive (REST: GET /v1/queue/{ticket}?wait=)."
+    )
+    async def queue_ticket(
+        self, info: Info, ticket: strawberry.ID, wait: int = 0,
+    ) -> ticket_result:  # type: ignore[valid-type]
+        ctx = info.context
+
+        async def poll() -> Any:
+            if not 0 <= wait <= WAIT_MAX_SECONDS:
+                raise ApiError.of("malformed", T("wait must be 0 to {most} seconds.",
+                                                 most=WAIT_MAX_SECONDS))
+            return await _queue(ctx).poll(ctx.credentials(), str(ticket), wait)
+
+        return await answer(PLAYER_FAILURES, poll, QueueTicket.from_model, ctx.lang)
+
+
+@strawberry.type
+class QueueMutation:
+    @strawberry.mutation(
+        description="Quick match: queue the calling player for `game` with `players` seats "
+        "and `options` (after defaults; a JSON object as the game's optionsSchema reads it). "
+        "A match is created as soon as enough compatible players wait (each gets "
+        "`match_started` in its feed). The player's ticket in that queue is answered when it "
+        "holds one already. Only players queue (Forbidden for a seat token or an app key). "
+        "Charged to the `create` budget (REST: POST /v1/queue)."
+    )
+    async def enqueue(
+        self, info: Info, game: str, players: int, options: JSON | None = None,
+        fill_with_bots_after_seconds: int | None = None,
+    ) -> ticket_result:  # type: ignore[valid-type]
+        ctx = info.context
+
+        async def queue() -> Any:
+            fields: dict[str, Any] = {"game": game, "players": players}
+            if options is not None:
+                fields["options"] = options
+            if fill_with_bots_after_seconds is not None:
+                fields["fillWithBotsAfterSeconds"] = fill_with_bots_after_seconds
+            try:
+                request = models.EnqueueRequest.model_validate(fields)
+            except ValidationError as error:
+                first = error.errors(include_url=False, include_input=False)[0]
+                where = ".".join(str(p) for p in first["loc"]) or "input"
+                raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
+            await charge(limits_of(ctx.request.app), ctx.request.scope, "create")
+            ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request)
+            return ticket
+
+        return await answer(PLAYER_FAILURES, queue, QueueTicket.from_model, ctx.lang)
+
+    @strawberry.mutation(
+        description="Leave the queue: the ticket is `LEFT` (one already matched stays "
+        "`MATCHED`). REST: DELETE /v1/queue/{ticket}."
+    )
+    async def leave_queue(
+        self, info: Info, ticket: strawberry.ID,
+    ) -> ticket_result:  # type: ignore[valid-type]
+        ctx = info.context
+        return await answer(
+            PLAYER_FAILURES, lambda: _queue(ctx).leave(ctx.credentials(), str(ticket)),
+            QueueTicket.from_model, ctx.lang,
+        )
+
+
+__all__ = ["QueueMutation", "QueueQuery"]
