@@ -51,6 +51,8 @@ EXPECTED = {
     "token_too_long_lived": Unauthorized,
     "guests_disabled": Forbidden,
     "player_not_found": NotFound,
+    # Issue 17: quick match.
+    "ticket_not_found": NotFound,
 }
 
 

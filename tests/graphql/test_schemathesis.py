@@ -2,7 +2,7 @@
 
 One exception, configured in ``schemathesis.toml`` next to this file (shared with the live
 ``st run`` in ``test_schemathesis_cli.py``): for the operations that take an ``@oneOf`` input
-(``act``, ``createMatch``), schemathesis's generator does not know ``@oneOf`` and sends
+(``act``, ``createMatch``, ``enqueue``), schemathesis's generator does not know ``@oneOf`` and sends
 several keys or nulls, which GraphQL itself rejects before any resolver runs, so
 ``positive_data_acceptance`` is meaningless there. Every other check still runs on them.
 

@@ -22,8 +22,8 @@ def gql(rig: Rig, who: Guest | dict[str, str] | None, query: str, **variables: A
     return body["data"]
 
 
-ENQUEUE = ("mutation($game: String!, $players: Int!, $options: JSON, $fill: Int) { "
-           "enqueue(game: $game, players: $players, options: $options, "
+ENQUEUE = ("mutation($game: String!, $players: Int!, $options: MatchOptionsInput, "
+           "$fill: Int) { enqueue(game: $game, players: $players, gameOptions: $options, "
            "fillWithBotsAfterSeconds: $fill) { " + TICKET + " } }")
 POLL = "query($t: ID!, $w: Int!) { queueTicket(ticket: $t, wait: $w) { " + TICKET + " } }"
 LEAVE = "mutation($t: ID!) { leaveQueue(ticket: $t) { " + TICKET + " } }"
@@ -33,8 +33,14 @@ def test_enqueue_poll_and_leave_as_rest_does(rig: Rig) -> None:  # noqa: F811
     a, b, c = rig.guest("Ann"), rig.guest("Bob"), rig.guest("Cy")
     first = gql(rig, a, ENQUEUE, game="ny1901", players=2)["enqueue"]
     assert first["status"] == "WAITING" and first["matchId"] is None
-    same = gql(rig, a, ENQUEUE, game="ny1901", players=2, options={})["enqueue"]
+    # The options after defaults are what is matched: spelling the defaults out is the same queue.
+    same = gql(rig, a, ENQUEUE, game="ny1901", players=2,
+               options={"ny1901": {"expert": False}})["enqueue"]
     assert same["ticket"] == first["ticket"]
+    expert = gql(rig, c, ENQUEUE, game="ny1901", players=2,
+                 options={"ny1901": {"expert": True}})["enqueue"]
+    assert expert["status"] == "WAITING"
+    gql(rig, c, LEAVE, t=expert["ticket"])
     # REST sees the GraphQL ticket, and matches it.
     rest = rig.client.post("/v1/queue", json={"game": "ny1901", "players": 2}, headers=b.auth)
     assert rest.json()["status"] == "matched"
@@ -50,7 +56,7 @@ def test_enqueue_poll_and_leave_as_rest_does(rig: Rig) -> None:  # noqa: F811
 def test_problems(rig: Rig) -> None:  # noqa: F811
     a = rig.guest("Ann")
     cases = [
-        ({"game": "ny1901", "players": 2, "options": {"nope": 1}}, "bad_options"),
+        ({"game": "ny1901", "players": 2, "options": {"ginkgopolis": {}}}, "malformed"),
         ({"game": "ny1901", "players": 9}, "bad_player_count"),
         ({"game": "ny1901", "players": 2, "fill": -1}, "malformed"),
     ]

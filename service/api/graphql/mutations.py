@@ -21,7 +21,7 @@ from service.matches.models import CreateMatchRequest
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
 from .players import PlayerMutation
-from .queue import QueueMutation
+from .queue import build_queue_mutation
 from .results import (
     ACT_FAILURES,
     CREATE_FAILURES,
@@ -67,9 +67,10 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     )
     action_input = games.action_input
     options_input = games.options_input
+    QueueMutation = build_queue_mutation(games)
 
     @strawberry.type(description="Writes.")
-    class Mutation(PlayerMutation, QueueMutation):
+    class Mutation(PlayerMutation, QueueMutation):  # type: ignore[valid-type,misc]
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "
             "human seat, shown only once: keep them. With `seats` (instead of `players` and "

@@ -1,14 +1,13 @@
 """Quick match in GraphQL: the same operations as REST's ``/v1/queue`` on the same
-``QueueService`` (``service.lobby``): ``enqueue``, ``leaveQueue`` (mutations) and
-``queueTicket`` (a query that long-polls with ``wait``). The Query and Mutation types
-inherit these fields (``queries.py``, ``mutations.py``)."""
+``QueueService`` (``service.lobby``): ``enqueue``, ``leaveQueue`` (mutations, built per set of games
+for the typed ``gameOptions``) and ``queueTicket`` (a query that long-polls with ``wait``).
+The Query and Mutation types inherit these fields (``queries.py``, ``mutations.py``)."""
 
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from pydantic import ValidationError
-from strawberry.scalars import JSON
 
 from service.errors import ApiError
 from service.i18n import T
@@ -18,6 +17,7 @@ from service.lobby.models import WAIT_MAX_SECONDS
 from ..rate_limits import charge, limits_of
 from .context import Context, Info
 from .results import PLAYER_FAILURES, answer, result_union
+from .types.games import GameTypes, MalformedInput
 
 
 @strawberry.enum(description="Where a quick-match ticket stands.")
@@ -83,52 +83,75 @@ class QueueQuery:
         return await answer(PLAYER_FAILURES, poll, QueueTicket.from_model, ctx.lang)
 
 
-@strawberry.type
-class QueueMutation:
-    @strawberry.mutation(
-        description="Quick match: queue the calling player for `game` with `players` seats "
-        "and `options` (after defaults; a JSON object as the game's optionsSchema reads it). "
-        "A match is created as soon as enough compatible players wait (each gets "
-        "`match_started` in its feed). The player's ticket in that queue is answered when it "
-        "holds one already. Only players queue (Forbidden for a seat token or an app key). "
-        "Charged to the `create` budget (REST: POST /v1/queue)."
-    )
-    async def enqueue(
-        self, info: Info, game: str, players: int, options: JSON | None = None,
-        fill_with_bots_after_seconds: int | None = None,
-    ) -> ticket_result:  # type: ignore[valid-type]
-        ctx = info.context
+def build_queue_mutation(games: GameTypes) -> type:
+    """``enqueue`` and ``leaveQueue``; ``enqueue`` takes the game's options typed, as
+    ``createMatch`` does (``gameOptions: MatchOptionsInput``)."""
+    options_input = games.options_input
 
-        async def queue() -> Any:
-            fields: dict[str, Any] = {"game": game, "players": players}
-            if options is not None:
-                fields["options"] = options
-            if fill_with_bots_after_seconds is not None:
-                fields["fillWithBotsAfterSeconds"] = fill_with_bots_after_seconds
-            try:
-                request = models.EnqueueRequest.model_validate(fields)
-            except ValidationError as error:
-                first = error.errors(include_url=False, include_input=False)[0]
-                where = ".".join(str(p) for p in first["loc"]) or "input"
-                raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
-            await charge(limits_of(ctx.request.app), ctx.request.scope, "create")
-            ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request)
-            return ticket
-
-        return await answer(PLAYER_FAILURES, queue, QueueTicket.from_model, ctx.lang)
-
-    @strawberry.mutation(
-        description="Leave the queue: the ticket is `LEFT` (one already matched stays "
-        "`MATCHED`). REST: DELETE /v1/queue/{ticket}."
-    )
-    async def leave_queue(
-        self, info: Info, ticket: strawberry.ID,
-    ) -> ticket_result:  # type: ignore[valid-type]
-        ctx = info.context
-        return await answer(
-            PLAYER_FAILURES, lambda: _queue(ctx).leave(ctx.credentials(), str(ticket)),
-            QueueTicket.from_model, ctx.lang,
+    @strawberry.type
+    class QueueMutation:
+        @strawberry.mutation(
+            description="Quick match: queue the calling player for `game` with `players` "
+            "seats and `gameOptions` (typed per game, as createMatch's; omitted: every "
+            "default). Players are matched on the options after defaults. A match is created "
+            "as soon as enough compatible players wait (each gets `match_started` in its "
+            "feed). The player's ticket in that queue is answered when it holds one already. "
+            "Only players queue (Forbidden for a seat token or an app key). Charged to the "
+            "`create` budget (REST: POST /v1/queue)."
         )
+        async def enqueue(
+            self, info: Info, game: str, players: int,
+            game_options: Annotated[
+                options_input | None,  # type: ignore[valid-type]
+                strawberry.argument(
+                    description="The game's options, typed: one field, named after `game` "
+                    "(`{ny1901: {expert: true}}`); omitted: every default."
+                ),
+            ] = None,
+            fill_with_bots_after_seconds: int | None = None,
+        ) -> ticket_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def queue() -> Any:
+                fields: dict[str, Any] = {"game": game, "players": players}
+                if game_options is not None:
+                    try:
+                        named, typed = games.decode_options(game_options)
+                    except MalformedInput as error:
+                        raise ApiError.of("malformed", f"gameOptions: {error}") from None
+                    if named != game:
+                        raise ApiError.of(
+                            "malformed", f"gameOptions are for {named}, not for {game}."
+                        )
+                    fields["options"] = typed
+                if fill_with_bots_after_seconds is not None:
+                    fields["fillWithBotsAfterSeconds"] = fill_with_bots_after_seconds
+                try:
+                    request = models.EnqueueRequest.model_validate(fields)
+                except ValidationError as error:
+                    first = error.errors(include_url=False, include_input=False)[0]
+                    where = ".".join(str(p) for p in first["loc"]) or "input"
+                    raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "create")
+                ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request)
+                return ticket
+
+            return await answer(PLAYER_FAILURES, queue, QueueTicket.from_model, ctx.lang)
+
+        @strawberry.mutation(
+            description="Leave the queue: the ticket is `LEFT` (one already matched stays "
+            "`MATCHED`). REST: DELETE /v1/queue/{ticket}."
+        )
+        async def leave_queue(
+            self, info: Info, ticket: strawberry.ID,
+        ) -> ticket_result:  # type: ignore[valid-type]
+            ctx = info.context
+            return await answer(
+                PLAYER_FAILURES, lambda: _queue(ctx).leave(ctx.credentials(), str(ticket)),
+                QueueTicket.from_model, ctx.lang,
+            )
+
+    return QueueMutation
 
 
-__all__ = ["QueueMutation", "QueueQuery"]
+__all__ = ["QueueQuery", "build_queue_mutation"]
