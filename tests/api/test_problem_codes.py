@@ -172,7 +172,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/lobby/queue.py::_queuer": QUEUE_OPS,
     "service/lobby/queue.py::ticket_not_found": ("getQueueTicket", "leaveQueue"),
     "service/api/graphql/queue.py::_queue": (GRAPHQL,),
-    "service/api/graphql/queue.py::QueueMutation.enqueue.queue": ("enqueue",),
+    "service/api/graphql/queue.py::build_queue_mutation.QueueMutation.enqueue.queue": (
+        "enqueue",),
     "service/api/graphql/queue.py::QueueQuery.queue_ticket.poll": ("getQueueTicket",),
     "service/api/problem_codes.py::_graphql_member": (),  # renders docs/codes.md
     # Rate limits and quotas (issue 20, item 1): every operation has a budget (the
