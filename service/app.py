@@ -40,7 +40,9 @@ from service.live import (
 )
 from service.lobby import QueueService
 from service.lobby.rules import TICKET_SECONDS
+from service.lobby.tables import TableService
 from service.matches import MatchService, live_gauges
+from service.matches.storage import DEFAULT_WAITING_TTL
 from service.matches.tickets import DEFAULT_TICKET_SECONDS
 from service.metrics import Metrics
 from service.players import PlayerService
@@ -89,6 +91,9 @@ class Settings:
     """How long a stream ticket (``POST /v1/matches/{id}/stream-tickets``) is accepted."""
     queue_ticket_seconds: int = TICKET_SECONDS
     """A quick-match ticket not polled for this long expires (``--queue-ticket-seconds``)."""
+    waiting_ttl: int = DEFAULT_WAITING_TTL
+    """A match waiting for players that nobody touches for this long is cancelled
+    (``--waiting-ttl``)."""
     jwt_audience: str = DEFAULT_AUDIENCE
     """The ``aud`` every app-signed JWT must carry (``--jwt-audience``)."""
     trusted_proxies: tuple[str, ...] = ()
@@ -210,6 +215,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         stream_ticket_seconds=settings.stream_ticket_seconds,
         allow_chosen_seeds=settings.allow_chosen_seeds,
     )
+    match_service.storage.waiting_ttl = settings.waiting_ttl
     metrics.live = live_gauges(match_service)
     player_service = PlayerService(
         cast(DocStore, the_store), match_service, audience=settings.jwt_audience
@@ -218,6 +224,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         cast(DocStore, the_store), player_service,
         ticket_seconds=settings.queue_ticket_seconds,
     )
+    table_service = TableService(player_service, match_service)
     limits = build_limits(
         settings.limits, the_store,
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
@@ -298,6 +305,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.match_service = match_service
     app.state.player_service = player_service
     app.state.queue_service = queue_service
+    app.state.table_service = table_service
     app.state.store = the_store
     app.state.settings = settings
     app.state.limits = limits

@@ -183,6 +183,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         sse_max_seconds=args.sse_max_seconds or None,
         stream_ticket_seconds=args.stream_ticket_seconds,
         queue_ticket_seconds=args.queue_ticket_seconds,
+        waiting_ttl=args.waiting_ttl,
         jwt_audience=args.jwt_audience,
         trusted_proxies=args.trusted_proxies,
         max_watchers=args.max_watchers,
@@ -669,6 +670,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env("QUEUE_TICKET_SECONDS", 600, _positive_int),
         help="a quick-match ticket (POST /v1/queue) not polled for this long expires "
         "(SKYLINE_QUEUE_TICKET_SECONDS)",
+    )
+    serve.add_argument(
+        "--waiting-ttl", type=_positive_int,
+        default=_env("WAITING_TTL", 7 * 86400, _positive_int),
+        help="seconds a match waiting for players may go untouched before it is cancelled "
+        "(SKYLINE_WAITING_TTL; default 7 days)",
     )
     serve.add_argument(
         "--jwt-audience", default=_env("JWT_AUDIENCE", "skyline"),

@@ -643,8 +643,9 @@ def _feed_event_body() -> type[BaseModel]:
 def _page_params() -> list[dict[str, Any]]:
     return [{
         "name": "status", "in": "query", "required": False,
-        "description": "Only active or only finished matches.",
-        "schema": {"type": "string", "enum": ["active", "finished"]}}, {
+        "description": "Only the matches of this status (`waiting`: open seats; `cancelled`: "
+                       "never started).",
+        "schema": {"type": "string", "enum": ["waiting", "active", "finished", "cancelled"]}}, {
         "name": "turn", "in": "query", "required": False,
         "description": "`mine`: only matches where the player's seat may act now.",
         "schema": {"type": "string", "enum": ["mine"]}}, {

@@ -69,8 +69,8 @@ def build_limits(settings: LimitSettings, store: MatchStore, *, uri: str,
 
     async def unfinished(match_ids: Sequence[str]) -> list[bool | None]:
         loaded = await store.load_many(match_ids)
-        return [None if item is None else not MatchRecord.decode(item[1]).finished
-                for item in loaded]
+        records = [None if item is None else MatchRecord.decode(item[1]) for item in loaded]
+        return [None if r is None else not (r.finished or r.cancelled) for r in records]
 
     return Limits(
         RateLimiter(uri, settings.policies, key_prefix=key_prefix),

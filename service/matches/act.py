@@ -32,7 +32,7 @@ from service.store import MatchNotFound, write_tag
 
 from .due import DueSignals
 from .models import ActResponse, EventOut
-from .play import check_pins, play
+from .play import check_pins, check_started, play
 from .records import IdempotentResult, LogRecord, MatchRecord
 from .replay import moves_between
 from .storage import MatchStorage, busy
@@ -125,6 +125,7 @@ class Acting:
                     "malformed",
                     T("This match plays {game}; send the move as `{game}`.", game=record.game),
                 )
+            check_started(record, version)
             engine = get_engine(record.game)
             key = _digest(str(seat), idempotency_key) if idempotency_key is not None else None
             write_id = (key_write_id(match_id, seat, idempotency_key)

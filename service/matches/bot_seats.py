@@ -15,7 +15,7 @@ from service.identity.callers import Credential
 
 from .due import DueSignals
 from .models import MatchState
-from .play import check_pins, play
+from .play import check_pins, check_started, play
 from .records import LogRecord
 from .storage import MatchStorage, busy
 from .views import seat_of, state_of
@@ -108,6 +108,7 @@ class BotSeats:
                     "unauthorized", T("The token is not seat {seat}'s.", seat=seat)
                 )
             engine = get_engine(record.game)
+            check_started(record, version)
             state = engine.loads(record.state)
             if record.finished or engine.result(state) is not None:
                 raise ApiError.of("match_finished", "The match is over.", currentVersion=version)

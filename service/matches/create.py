@@ -15,7 +15,14 @@ from service.identity import seats
 from . import logdict, seeds
 from .bot_seats import bot_seats
 from .due import DueSignals
-from .models import BotSeat, CreateMatchRequest, CreateMatchResponse, GameInfo, SeatToken
+from .models import (
+    BotSeat,
+    CreateMatchRequest,
+    CreateMatchResponse,
+    GameInfo,
+    OpenSeat,
+    SeatToken,
+)
 from .records import MatchRecord, SeatPlayer
 from .storage import MatchStorage
 from .wire import parse_options
@@ -82,7 +89,14 @@ class Creation:
                   min=engine.min_players, max=engine.max_players, players=players),
             )
         options = parse_options(engine, req.options)
-        bots = bot_seats(engine, players, raw_bots, all_bots=bool(bound))
+        open_seats = tuple(s for s, wanted in enumerate(req.seats or ())
+                           if isinstance(wanted, OpenSeat))
+        bots = bot_seats(engine, players, raw_bots, all_bots=bool(bound) or bool(open_seats))
+        if open_seats:
+            return await self._waiting(
+                req, engine, players, options, bots, open_seats, app=app, bound=bound or {},
+                before_write=before_write, creator=creator, match_id=match_id,
+            )
         salt: bytes | None = None
         if req.seed is not None:
             seeds.check_chosen_seed(bound or {}, creator, allowed=self.allow_chosen_seeds)
@@ -116,6 +130,10 @@ class Creation:
             ),
             seed_salt=salt,
             seed_chosen=salt is None,
+            visibility=req.visibility,
+            name=req.name,
+            labels=dict(req.labels or {}),
+            creator=creator,
         )
         match_id = await self.storage.create(record, before_write=before_write,
                                              match_id=match_id)
@@ -127,6 +145,50 @@ class Creation:
             version=0,
             seats=[SeatToken(seat=s, token=t) for s, t in sorted(shown.items())],
         )
+
+
+    async def _waiting(
+        self, req: CreateMatchRequest, engine: Engine[Any], players: int, options: Any,
+        bots: dict[int, str], open_seats: tuple[int, ...], *, app: str | None,
+        bound: Mapping[int, SeatPlayer],
+        before_write: Callable[[str, MatchRecord], Awaitable[None]] | None,
+        creator: str | None, match_id: str | None,
+    ) -> CreateMatchResponse:
+        """A match with open seats: stored without a game (``phase: waiting``) until every
+        seat is taken or its creator starts it (``waiting.py``); the seed is drawn then."""
+        if app is None:
+            raise ApiError.of("unauthorized", "Open seats need an app key or a player "
+                              "credential.")
+        if req.seed is not None:
+            seeds.check_chosen_seed(bound, creator, allowed=self.allow_chosen_seeds,
+                                    through_lobby=True)
+        now = self.storage.now()
+        record = MatchRecord(
+            game=engine.id,
+            players=players,
+            options=options.model_dump(mode="json") if options is not None else None,
+            seed=0,
+            tokens=(None,) * players,
+            state=b"",
+            bots=bots,
+            created=now,
+            updated=now,
+            log_dict=logdict.current_number(engine.id) or 0,
+            rules_version=engine.rules_versions[-1],
+            app=app,
+            seat_players=tuple(bound.get(s) for s in range(players)),
+            phase="waiting",
+            visibility=req.visibility,
+            name=req.name,
+            labels=dict(req.labels or {}),
+            creator=creator,
+            open_seats=open_seats,
+            chosen_seed=req.seed,
+        )
+        match_id = await self.storage.create(record, before_write=before_write,
+                                             match_id=match_id)
+        self.storage.metrics.match_created(engine.id, record.rules_version)
+        return CreateMatchResponse(match_id=match_id, game=engine.id, version=0, seats=[])
 
 
 def seats_of(
@@ -153,6 +215,8 @@ def seats_of(
     for seat, wanted in enumerate(req.seats):
         if isinstance(wanted, BotSeat):
             raw_bots[str(seat)] = wanted.bot
+        elif isinstance(wanted, OpenSeat):
+            continue
         elif seat not in bound:
             raise ApiError.of("malformed", T("seats.{seat}: no such player.", seat=seat))
     return len(req.seats), raw_bots

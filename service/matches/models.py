@@ -86,9 +86,18 @@ class PlayerSeat(InputModel):
 
     player: str = Field(
         min_length=1, max_length=64,
-        description="A player id (POST /v1/players, or an app's user's player): that "
-        "player's credential (player token or JWT) acts for the seat.",
+        description="A player id (POST /v1/players, or an app's user's player), or `me`: "
+        "the calling player. That player's credential (player token or JWT) acts for the "
+        "seat.",
     )
+
+
+class OpenSeat(InputModel):
+    """A seat left open for a player to join (``POST /v1/matches/{matchId}/join``): the
+    match waits (`status: waiting`) until every open seat is taken or its creator starts
+    it."""
+
+    open: Literal[True] = Field(description="Always true.")
 
 
 class UserSeat(InputModel):
@@ -108,8 +117,19 @@ class BotSeat(InputModel):
     bot: BotKind = Field(description="The built-in player that takes the seat.")
 
 
-SeatRequest = PlayerSeat | UserSeat | BotSeat
-"""One seat of a new match: a player, an app's user or a bot."""
+SeatRequest = PlayerSeat | UserSeat | BotSeat | OpenSeat
+"""One seat of a new match: a player, an app's user, a bot or an open seat."""
+
+Visibility = Literal["public", "unlisted", "private"]
+VISIBILITY_DESCRIPTION = (
+    "`public`: listed in the lobby (waiting) and in the live matches (active), open to "
+    "spectators; `unlisted` (the default): reachable by its id, open to spectators with the "
+    "id; `private`: only its players and its app may read it -- everyone else gets the same "
+    "404 `match_not_found` as for a match that does not exist."
+)
+LabelKey = Annotated[str, Field(min_length=1, max_length=32)]
+LabelValue = Annotated[str, Field(max_length=128)]
+MatchName = Annotated[str, Field(min_length=1, max_length=64)]
 
 
 class CreateMatchBase(InputModel):
@@ -135,10 +155,21 @@ class CreateMatchBase(InputModel):
 class CreateMatchRequest(CreateMatchBase):
     seats: list[SeatRequest] | None = Field(
         default=None, min_length=1, max_length=16,
-        description="The seats in order, each a player, an app's user or a bot (instead of "
-        "`players` + `bots`). Player seats are acted for with the player's own credential: "
-        "they get no seat token here. Needs an app key (any of its players) or a player "
-        "credential (the caller itself and bots).",
+        description="The seats in order, each a player (`me`: the caller), an app's user, a "
+        "bot or an open seat (instead of `players` + `bots`). Player seats are acted for "
+        "with the player's own credential: they get no seat token here. Needs an app key "
+        "(any of its players) or a player credential (the caller itself and bots). With an "
+        "open seat the match waits for players (`status: waiting`, docs/lobby.md).",
+    )
+    visibility: Visibility = Field(default="unlisted", description=VISIBILITY_DESCRIPTION)
+    name: MatchName | None = Field(
+        default=None, description="A name for the match (at most 64 characters), shown in "
+        "lists and states; not game data.",
+    )
+    labels: dict[LabelKey, LabelValue] | None = Field(
+        default=None, max_length=16,
+        description="App-defined labels (at most 16; keys 1-32 characters, values at most "
+        "128), shown in lists and states; not game data.",
     )
 
 
@@ -181,6 +212,11 @@ class SeatHolder(WireModel):
         description="The player's display name; null for an anonymous seat and for a bot."
     )
     bot: BotKind | None = Field(default=None, description="The bot playing the seat, if any.")
+    open: bool = Field(
+        default=False,
+        description="True for an open seat nobody has taken yet (a waiting match): join it "
+        "with POST /v1/matches/{matchId}/join.",
+    )
 
 
 class MatchState(WireModel):
@@ -191,14 +227,21 @@ class MatchState(WireModel):
         description="The game's rules version this match is played under (see the "
         "catalogue's rulesVersions); fixed for the match's whole life."
     )
-    status: Literal["active", "finished"]
+    status: Literal["waiting", "active", "finished", "cancelled"] = Field(
+        description="`waiting`: open seats, no game yet (`view` is null); `active`: being "
+        "played; `finished`; `cancelled`: it never started (see `cancelReason`). More may "
+        "be added: treat an unknown one as not playable.",
+    )
     seat: int | None = Field(description="The caller's seat; null for a spectator.")
     active_seats: list[int] = Field(description="Seats that may act now.")
     bots: dict[str, BotKind] = Field(
         default_factory=dict,
         description="Bot seats: seat number (as a string) -> bot kind; a worker plays them.",
     )
-    view: Any = Field(description="What the caller may see (the game's View).")
+    view: Any = Field(
+        description="What the caller may see (the game's View); null while the match waits "
+        "for players and once it is cancelled."
+    )
     result: Result | None = Field(description="Final scores once the match is finished.")
     players: list[SeatHolder] = Field(
         default_factory=list,
@@ -232,6 +275,25 @@ class MatchState(WireModel):
         default=None,
         description="The commitment's 16-byte salt in hex, revealed once the match is "
         "finished (null before, and for a match without a commitment).",
+    )
+    visibility: Visibility = Field(default="unlisted", description=VISIBILITY_DESCRIPTION)
+    name: str | None = Field(default=None, description="The match's name, if it has one.")
+    labels: dict[str, str] = Field(default_factory=dict,
+                                   description="The app-defined labels given at creation.")
+    open_seats: list[int] = Field(
+        default_factory=list,
+        description="Seats still open for a player to join (a waiting match).",
+    )
+    start_version: int = Field(
+        default=0,
+        description="The version at which the game was set up (0 unless the match waited "
+        "for players): versions before it are the lobby's (joins, leaves).",
+    )
+    cancel_reason: str | None = Field(
+        default=None,
+        description="Why a cancelled match was cancelled: `creator` (its creator cancelled "
+        "it), `creator_left`, `expired` (nobody touched it for the waiting time). More may "
+        "be added.",
     )
 
 

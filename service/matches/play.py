@@ -34,12 +34,29 @@ def check_pins(version: int, expected_version: int | None, if_match: int | None)
         raise ApiError.of("precondition_failed", detail, currentVersion=version)
 
 
+def check_started(record: MatchRecord, version: int) -> None:
+    """409 ``match_not_started`` for a match still waiting for players, 409
+    ``match_cancelled`` for one cancelled before it started: neither has a game to play."""
+    if record.waiting:
+        raise ApiError.of("match_not_started", "The match is waiting for players: it has no "
+                          "game yet.", currentVersion=version)
+    if record.cancelled:
+        raise ApiError.of("match_cancelled", "This match was cancelled.",
+                          currentVersion=version)
+
+
+def game_state(engine: Engine[Any], record: MatchRecord) -> Any:
+    """The record's game state, None for a match without a game (waiting or cancelled)."""
+    return engine.loads(record.state) if record.started else None
+
+
 def play(
     engine: Engine[Any], version: int, record: MatchRecord, seat: int, action: Any, now: int
 ) -> tuple[Any, list[Event], MatchRecord]:
     """Refuse a finished match or a seat that may not act, apply the move (the engine's
     refusal becomes 422 with its code), and return the new state, its events and the record
     to store."""
+    check_started(record, version)
     state = engine.loads(record.state)
     if record.finished or engine.result(state) is not None:
         raise ApiError.of("match_finished", "The match is over.", currentVersion=version)

@@ -13,6 +13,7 @@ from service.identity.callers import Credential
 
 from .due import DueSignals
 from .models import LOG_PAGE_MAX, LegalMoves, LogEntryOut, LogPage, MatchState
+from .play import game_state
 from .records import MatchRecord
 from .replay import Replayed, moves_between
 from .storage import MatchStorage
@@ -32,8 +33,9 @@ class Reads:
         version, record = await self.storage.load(match_id)
         seat = seat_of(record, token, required=False)
         engine = get_engine(record.game)
-        state = engine.loads(record.state)
-        await self.due.signal_if_due(match_id, engine, record, state, read=True)
+        state = game_state(engine, record)
+        if state is not None:
+            await self.due.signal_if_due(match_id, engine, record, state, read=True)
         return version, record, seat, engine, state
 
     async def get_state(self, match_id: str, token: Credential) -> MatchState:
@@ -65,7 +67,7 @@ class Reads:
         version, _, seat, engine, state = await self._position(match_id, token)
         moves: list[Any] = []
         said: list[str] = []
-        if seat is not None:
+        if seat is not None and state is not None:
             moves = engine.legal_actions(state, seat)
             if moves:
                 said = texts.move_texts(engine.id, moves, engine.view(state, seat), lang)
@@ -97,7 +99,8 @@ class Reads:
         moves: Replayed = []
         if after < version:
             _, moves = await moves_between(self.storage, match_id, engine, record, after, upto)
-        view = engine.view(engine.loads(record.state), seat)
+        state = game_state(engine, record)
+        view = engine.view(state, seat) if state is not None else None
         out = [
             LogEntryOut(
                 version=moved,

@@ -99,6 +99,49 @@ class MatchRecord:
     seed_chosen: bool | None = None
     """Whether the creator chose the seed (True) or the service drew it (False); None for a
     match stored before this was recorded (nothing shows the seed was drawn)."""
+    phase: str = "active"
+    """``waiting`` (open seats: no game set up yet, ``state`` empty), ``active`` (set up:
+    playing or finished, see ``finished``) or ``cancelled`` (it never started)."""
+    visibility: str = "unlisted"
+    """``public`` (listed in the lobby), ``unlisted`` (reachable by id) or ``private`` (its
+    players and its app only)."""
+    name: str | None = None
+    """The creator's name for the match (not game data)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """App-defined labels (not game data)."""
+    creator: str | None = None
+    """The player that created the match (None: an app key or an anonymous creator)."""
+    start_version: int = 0
+    """The version at which the game was set up (0: at creation; a match that waited for
+    players starts at the version of the join or start that filled it)."""
+    open_seats: tuple[int, ...] = ()
+    """Seats created open, for a player to join (the waiting phase); the ones still free are
+    ``free_seats()``."""
+    chosen_seed: int | None = None
+    """A creator's seed for a waiting match (taken only where the deployment allows it),
+    used when the match starts."""
+    cancel_reason: str | None = None
+    """Why a cancelled match was cancelled (``creator``, ``creator_left``, ``expired``)."""
+
+    @property
+    def waiting(self) -> bool:
+        return self.phase == "waiting"
+
+    @property
+    def cancelled(self) -> bool:
+        return self.phase == "cancelled"
+
+    @property
+    def started(self) -> bool:
+        return self.phase == "active"
+
+    def free_seats(self) -> list[int]:
+        """Open seats nobody has taken yet (waiting matches)."""
+        return [seat for seat in self.open_seats
+                if seat not in self.bots and self.holder(seat) is None]
+
+    def holder(self, seat: int) -> SeatPlayer | None:
+        return self.seat_players[seat] if seat < len(self.seat_players) else None
 
     def player_seat(self, app: str, player: str) -> int | None:
         """The seat ``player`` of ``app`` holds, or None."""
@@ -159,6 +202,24 @@ class MatchRecord:
             header["ss"] = self.seed_salt.hex()
         if self.seed_chosen is not None:
             header["sc"] = self.seed_chosen
+        if self.phase != "active":
+            header["ph"] = self.phase
+        if self.visibility != "unlisted":
+            header["v"] = self.visibility
+        if self.name is not None:
+            header["nm"] = self.name
+        if self.labels:
+            header["lb"] = self.labels
+        if self.creator is not None:
+            header["cr"] = self.creator
+        if self.start_version:
+            header["sv"] = self.start_version
+        if self.open_seats:
+            header["so"] = list(self.open_seats)
+        if self.chosen_seed is not None:
+            header["cs"] = self.chosen_seed
+        if self.cancel_reason is not None:
+            header["cx"] = self.cancel_reason
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -188,6 +249,15 @@ class MatchRecord:
             keys_from=header.get("w"),
             seed_salt=bytes.fromhex(header["ss"]) if "ss" in header else None,
             seed_chosen=header.get("sc"),
+            phase=header.get("ph", "active"),
+            visibility=header.get("v", "unlisted"),
+            name=header.get("nm"),
+            labels=dict(header.get("lb") or {}),
+            creator=header.get("cr"),
+            start_version=header.get("sv", 0),
+            open_seats=tuple(header.get("so") or ()),
+            chosen_seed=header.get("cs"),
+            cancel_reason=header.get("cx"),
         )
 
 

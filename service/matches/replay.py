@@ -47,22 +47,47 @@ class PastTheLog(ValueError):
     caller knows come from a record it loaded, and the log only grows)."""
 
 
+LOBBY_ENTRIES = ("player_joined", "player_left", "match_started", "match_cancelled")
+"""Service entries of a match that waited for players (``waiting.py``): each a version of
+its own, seat null, before the game exists -- except the one that starts it."""
+
+
+def starts(logged: LogRecord) -> bool:
+    """Whether this entry set the game up: an early start, or the join that took the last
+    open seat (``"starts": true``)."""
+    action = logged.action
+    if logged.seat is not None or not isinstance(action, dict):
+        return False
+    return action.get("type") == "match_started" or action.get("starts") is True
+
+
 def replay_step(
-    engine: Engine[Any], state: Any, logged: LogRecord
+    engine: Engine[Any], state: Any, logged: LogRecord, newest: MatchRecord | None = None,
 ) -> tuple[Any, tuple[Event, ...]]:
-    """The state after one logged move, and its events."""
+    """The state after one logged move, and its events. ``state`` None: the match had no
+    game yet (it waited for players); the entry that starts it sets the game up from
+    ``newest`` (the stored record: the seed is drawn at the start and never changes)."""
+    if state is None:
+        if starts(logged) and newest is not None and newest.started:
+            return initial_state(engine, newest), ()
+        return None, ()
     if logged.seat is None:
-        return state, ()  # a seat handed to a bot: the game state does not change
+        return state, ()  # a service entry: the game state does not change
     new_state, events = engine.apply(state, logged.seat, parse_action(engine, logged.action))
     return new_state, tuple(events)
 
 
-def with_handover(record: MatchRecord, logged: LogRecord) -> MatchRecord:
+def with_handover(
+    record: MatchRecord, logged: LogRecord, newest: MatchRecord | None = None
+) -> MatchRecord:
     """``record`` with a service entry applied: the bot seat a hand-over added, the name a
-    ``seat_renamed`` entry gave (others: unchanged)."""
+    ``seat_renamed`` entry gave, a lobby entry's change (``with_lobby_entry``; others:
+    unchanged)."""
     action = logged.action
     if logged.seat is not None or not isinstance(action, dict):
         return record
+    if action.get("type") in LOBBY_ENTRIES:
+        return with_lobby_entry(record, action, newest)
     seat = action.get("seat")
     if not isinstance(seat, int):
         return record
@@ -78,6 +103,36 @@ def with_handover(record: MatchRecord, logged: LogRecord) -> MatchRecord:
                 renamed = list(record.seat_players)
                 renamed[seat] = SeatPlayer(bound.player, name)
                 return replace(record, seat_players=tuple(renamed))
+    return record
+
+
+def with_lobby_entry(
+    record: MatchRecord, action: dict[str, Any], newest: MatchRecord | None
+) -> MatchRecord:
+    """``record`` (as it was before a lobby entry) after it: a seat taken or freed, the
+    match started (its setup taken from ``newest``, the stored record) or cancelled."""
+    kind, seat = action.get("type"), action.get("seat")
+    players = list(record.seat_players) or [None] * record.players
+    if kind == "player_joined" and isinstance(seat, int) and seat < len(players):
+        player, name = action.get("player"), action.get("name")
+        if isinstance(player, str) and isinstance(name, str):
+            players[seat] = SeatPlayer(player, name)
+    if kind == "player_left" and isinstance(seat, int) and seat < len(players):
+        players[seat] = None
+    record = replace(record, seat_players=tuple(players))
+    if kind == "match_cancelled":
+        reason = action.get("reason")
+        return replace(record, phase="cancelled",
+                       cancel_reason=reason if isinstance(reason, str) else None)
+    if (kind == "match_started" or action.get("starts") is True) and newest is not None:
+        raw_bots = action.get("bots")
+        added = ({int(s): str(k) for s, k in raw_bots.items()}
+                 if isinstance(raw_bots, dict) else {})
+        return replace(
+            newest, seat_players=record.seat_players, bots=dict(sorted(
+                {**record.bots, **added}.items())), finished=False,
+            idempotency=(), state=newest.state if newest.started else b"",
+        )
     return record
 
 
@@ -163,9 +218,11 @@ async def _walk(
                 entries = entries[1:]
     state_from_checkpoint = state is not None
     if state is None:
-        # A log written before checkpoints (or none yet): the seed is the only start.
+        # A log written before checkpoints (or none yet): the seed is the only start. A
+        # match without a game (waiting, cancelled) has no state at any version.
         STATS.from_seed += 1
-        state = initial_state(engine, record)
+        state = (initial_state(engine, record)
+                 if record.started and record.start_version == 0 else None)
         entries = await storage.entries(match_id, 0) if upto > 0 else []
     else:
         STATS.from_checkpoint += 1
@@ -176,7 +233,7 @@ async def _walk(
         if entry.version > upto:
             break
         logged = LogRecord.decode(record.game, record.log_dict, entry.data)
-        state, events = replay_step(engine, state, logged)
+        state, events = replay_step(engine, state, logged, record)
         STATS.moves += 1
         reached = entry.version
         if entry.version <= after:

@@ -41,6 +41,7 @@ MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 the store, where braces would break the Redis Cluster hash tag)."""
 
 RETRY_AFTER_SECONDS = 1
+DEFAULT_WAITING_TTL = 7 * 86400
 FULL_RETRY_AFTER_SECONDS = 30
 """``Retry-After`` of ``503 store_full``: room comes back when matches expire or the operator
 adds memory or disk -- not within a second, and a second's retries from every client would
@@ -121,6 +122,9 @@ class MatchStorage:
         self.ttl_idle = ttl_idle
         self.metrics = metrics
         self.clock = clock
+        self.waiting_ttl: int | None = DEFAULT_WAITING_TTL
+        """Seconds a match waiting for players may go untouched before it is cancelled
+        (None: never)."""
 
     def now(self) -> int:
         return int(self.clock())
@@ -181,7 +185,33 @@ class MatchStorage:
                 "store_unavailable", "This server cannot read this match's log format yet; "
                 "retry shortly.", retryAfter=RETRY_AFTER_SECONDS,
             )
+        if self.stale(record):
+            return await self.expire(match_id, version, record)
         return version, record
+
+    def stale(self, record: MatchRecord) -> bool:
+        """Whether a waiting match went untouched for ``waiting_ttl`` seconds."""
+        return (record.waiting and self.waiting_ttl is not None
+                and self.now() - record.updated >= self.waiting_ttl)
+
+    async def expire(
+        self, match_id: str, version: int, record: MatchRecord
+    ) -> tuple[int, MatchRecord]:
+        """Cancel a stale waiting match (reason ``expired``) -- lazily, by whichever read
+        finds it first, with the same compare-and-set as any write: the match is cancelled
+        once, at one version, and every reader sees it cancelled."""
+        for _ in range(8):
+            cancelled = replace(record, phase="cancelled", cancel_reason="expired",
+                                updated=self.now())
+            entry = LogRecord(seat=None, action={"type": "match_cancelled",
+                                                 "reason": "expired"})
+            if await self.write(match_id, version, cancelled, entry, before=record):
+                return version + 1, cancelled
+            version, data = await self.guard(self.store.load(match_id))
+            record = MatchRecord.decode(data)
+            if not self.stale(record):
+                return version, record
+        raise busy()
 
     async def load_many(
         self, match_ids: Sequence[str]
@@ -205,6 +235,12 @@ class MatchStorage:
             if not logdict.known(record.game, record.log_dict) or not _readable(record):
                 out.append(None)
                 continue
+            if self.stale(record):
+                try:
+                    out.append(await self.expire(match_id, loaded[0], record))
+                except (ApiError, MatchNotFound):
+                    out.append(None)
+                continue
             out.append((loaded[0], record))
         return out
 
@@ -217,7 +253,7 @@ class MatchStorage:
         ``write_id``: the write id whose tag the log keeps (a keyed move's, derived from its
         Idempotency-Key; None: a random one). Once it landed, every ``listeners`` hears of
         it (``before``: the record it replaced)."""
-        if checkpointed(version + 1) and entry.checkpoint is None:
+        if checkpointed(version + 1) and entry.checkpoint is None and record.started:
             # Re-dumped, so that the checkpoint is what replaying would rebuild even when the
             # record's state is an older build's bytes (a hand-over leaves it unchanged).
             engine = games.get(record.game)

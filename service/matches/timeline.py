@@ -22,8 +22,9 @@ from service.games.base import Engine
 
 from . import patches
 from .models import MatchState
+from .play import game_state
 from .records import LogRecord, MatchRecord
-from .replay import SeatChange, replay_step, seat_change, with_handover
+from .replay import SeatChange, replay_step, seat_change, starts, with_handover
 from .storage import MatchStorage
 from .views import state_of
 
@@ -75,7 +76,8 @@ class Frame:
     @property
     def finished(self) -> bool:
         if self._finished is None:
-            self._finished = self.engine.result(self.state) is not None
+            self._finished = (self.record.cancelled if self.state is None
+                              else self.engine.result(self.state) is not None)
         return self._finished
 
     def state_for(self, seat: int | None) -> MatchState:
@@ -132,7 +134,7 @@ class Timeline:
         self.engine = engine
         self.frames: dict[int, Frame] = {}
         self._lock = asyncio.Lock()
-        self._add(Frame(match_id, version, engine, engine.loads(record.state), record,
+        self._add(Frame(match_id, version, engine, game_state(engine, record), record,
                         exact=True))
         self.watchers = 0
 
@@ -177,15 +179,21 @@ class Timeline:
             if upto - newest.version > JUMP:
                 version, record = await self.storage.load(self.match_id)
                 self._add(Frame(self.match_id, version, self.engine,
-                                self.engine.loads(record.state), record, exact=True))
+                                game_state(self.engine, record), record, exact=True))
                 return
             entries = await self.storage.entries(self.match_id, newest.version)
             state, record = newest.state, newest.record
+            stored: MatchRecord | None = None
+            if state is None and any(starts(LogRecord.decode(record.game, record.log_dict,
+                                                             e.data)) for e in entries):
+                # The match starts in these versions: its setup (the seed drawn then) is
+                # in the stored record only.
+                _, stored = await self.storage.load(self.match_id)
             previous = newest
             for entry in entries:
                 logged = LogRecord.decode(record.game, record.log_dict, entry.data)
-                state, _ = replay_step(self.engine, state, logged)
-                record = with_handover(record, logged)
+                state, _ = replay_step(self.engine, state, logged, stored)
+                record = with_handover(record, logged, stored)
                 frame = Frame(self.match_id, entry.version, self.engine, state, record,
                               previous=previous, change=seat_change(logged))
                 self._add(frame)

@@ -22,10 +22,31 @@ def no_seat() -> ApiError:
     return ApiError.of("forbidden", "You have no seat in this match.")
 
 
+def hidden() -> ApiError:
+    """The answer to an outsider asking for a private match: the very one a missing match
+    gets, so that its existence is not revealed."""
+    return ApiError.of("match_not_found", "No such match (or it expired).")
+
+
+def may_read_private(record: MatchRecord, token: Credential) -> bool:
+    """Whether ``token`` may read a private match: one of its players (seat token or
+    player credential) or its app's key."""
+    if isinstance(token, Caller):
+        if token.is_app:
+            return token.app == record.app
+        return token.player is not None and record.player_seat(token.app, token.player) is not None
+    if token is None:
+        return False
+    return seats.seat_of(token, record.tokens) is not None
+
+
 def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | None:
     """The seat ``token`` holds in the match (None: a spectator, unless ``required``). A
     player (``Caller``) holds the seat bound to it; a player without a seat here, or an app,
-    reads as a spectator and is refused a write (403 ``forbidden``)."""
+    reads as a spectator and is refused a write (403 ``forbidden``). A private match is
+    read by its players and its app only: anyone else gets ``hidden()``."""
+    if record.visibility == "private" and not may_read_private(record, token):
+        raise hidden()
     if token is None:
         if required:
             raise ApiError.of("unauthorized", "This needs a seat token.")
@@ -62,7 +83,11 @@ def state_of(
     match_id: str, version: int, engine: Engine[Any], state: Any, seat: int | None,
     record: MatchRecord | None = None,
 ) -> MatchState:
-    """The match at ``version`` as ``seat`` (None: a spectator) sees it."""
+    """The match at ``version`` as ``seat`` (None: a spectator) sees it (``state`` None: a
+    match that waits for players or was cancelled: no game, no view)."""
+    if state is None:
+        assert record is not None
+        return lobby_state(match_id, version, engine, record, seat)
     result = engine.result(state)
     return MatchState(
         match_id=match_id,
@@ -77,7 +102,44 @@ def state_of(
         result=result,
         players=holders(record) if record is not None else [],
         **(seed_fields(record, finished=result is not None) if record is not None else {}),
+        **(table_fields(record) if record is not None else {}),
     )
+
+
+def lobby_state(
+    match_id: str, version: int, engine: Engine[Any], record: MatchRecord, seat: int | None
+) -> MatchState:
+    """A match without a game: waiting for players or cancelled. No seed, no view, no
+    commitment yet (it is drawn when the match starts)."""
+    return MatchState(
+        match_id=match_id,
+        game=engine.id,
+        version=version,
+        rules_version=engine.rules_versions[-1],
+        status="cancelled" if record.cancelled else "waiting",
+        seat=seat,
+        active_seats=[],
+        bots={str(s): k for s, k in record.bots.items()},
+        view=None,
+        result=None,
+        players=holders(record),
+        options=record.options,
+        seed_chosen=record.chosen_seed is not None,
+        seed_commitment=None,
+        **table_fields(record),
+    )
+
+
+def table_fields(record: MatchRecord) -> dict[str, Any]:
+    """The state's lobby fields: visibility, name, labels, open seats, start version."""
+    return {
+        "visibility": record.visibility,
+        "name": record.name,
+        "labels": dict(record.labels),
+        "open_seats": record.free_seats() if record.waiting else [],
+        "start_version": record.start_version,
+        "cancel_reason": record.cancel_reason,
+    }
 
 
 def seed_fields(record: MatchRecord, *, finished: bool) -> dict[str, Any]:
@@ -101,5 +163,6 @@ def holders(record: MatchRecord) -> list[SeatHolder]:
         kind = record.bots.get(seat)
         bound = record.seat_players[seat] if seat < len(record.seat_players) else None
         name = bound.name if bound is not None and kind is None else None
-        out.append(SeatHolder(seat=seat, name=name, bot=kind))
+        is_open = record.waiting and seat in record.open_seats and bound is None and kind is None
+        out.append(SeatHolder(seat=seat, name=name, bot=kind, open=is_open))
     return out

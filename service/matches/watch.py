@@ -326,8 +326,8 @@ class _Stream:
                 if entry.version >= first_shared:
                     break
                 logged = LogRecord.decode(record.game, record.log_dict, entry.data)
-                state, _ = replay_step(engine, state, logged)
-                current = with_handover(current, logged)
+                state, _ = replay_step(engine, state, logged, record)
+                current = with_handover(current, logged, record)
                 replayed = Frame(match_id, entry.version, engine, state, current,
                                  change=seat_change(logged))
                 await self.admit(replayed)

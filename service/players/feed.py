@@ -114,23 +114,27 @@ class Feed:
         storage = self.matches.storage
         engine = get_engine(newest.game)
         key = player_key(player)
+        lobby = not newest.started or newest.start_version > 0
         if mark == 0:
-            state = initial_state(engine, newest)
-            record = _at(newest, engine, state)
-            items = derive(match_id, 0, None, record, None).get(player, [])
+            state = None if lobby else initial_state(engine, newest)
+            record = _at(_before_start(newest) if lobby else newest, engine, state)
+            items = [] if lobby else derive(match_id, 0, None, record, None).get(player, [])
             if await self._append(key, match_id, 0, items):
                 self.filled += 1
             mark = 1
         else:
             state = await state_at(storage, match_id, engine, newest, mark - 1)
-            record = _at(newest, engine, state)
+            record = _at(_before_start(newest) if state is None else newest, engine, state)
         for entry in await storage.entries(match_id, mark - 1):
             if entry.version > upto:
                 break
             logged = LogRecord.decode(newest.game, newest.log_dict, entry.data)
-            state, _ = replay_step(engine, state, logged)
-            after = _at(with_handover(record, logged), engine, state)
-            items = derive(match_id, entry.version, record, after, logged).get(player, [])
+            state, _ = replay_step(engine, state, logged, newest)
+            after = _at(with_handover(record, logged, newest), engine, state)
+            # Versions before the start (joins, leaves) are told on the write path only:
+            # who sat where then is not rebuilt here.
+            items = ([] if state is None else
+                     derive(match_id, entry.version, record, after, logged).get(player, []))
             if await self._append(key, match_id, entry.version, items):
                 self.filled += 1
             record = after
@@ -216,5 +220,14 @@ class Feed:
 
 def _at(record: MatchRecord, engine: Any, state: Any) -> MatchRecord:
     """``record`` holding ``state`` (a past version rebuilt for deriving its events)."""
+    if state is None:
+        return record
     return replace(record, state=engine.dumps(state),
                    finished=engine.result(state) is not None)
+
+
+def _before_start(newest: MatchRecord) -> MatchRecord:
+    """A record standing for a version before the match started (a lobby version)."""
+    if newest.cancelled:
+        return newest
+    return replace(newest, phase="waiting", state=b"", finished=False)

@@ -34,6 +34,8 @@ def derive(
     bound = _bound(before, after)
     if not bound:
         return {}
+    if not after.started or (before is not None and not before.started):
+        return _lobby(match_id, version, before, after, entry, bound)
     engine = get_engine(after.game)
     new_state = engine.loads(after.state)
     result = engine.result(new_state)
@@ -62,6 +64,33 @@ def derive(
             items.append({**base, "kind": "match_finished",
                           "result": _RESULT.dump_python(result, mode="json", by_alias=True)})
         out[player] = [_compact(item) for item in items]
+    return out
+
+
+def _lobby(
+    match_id: str, version: int, before: MatchRecord | None, after: MatchRecord,
+    entry: LogRecord | None, bound: dict[str, int],
+) -> dict[str, list[bytes]]:
+    """The feed items of a version of a match that waited for players: a player joined or
+    left (told to the others seated), the match cancelled (told to everyone seated before),
+    the match started (``match_started``, then whose turn it is, as for a new match)."""
+    action = entry.action if entry is not None and isinstance(entry.action, dict) else {}
+    kind = action.get("type")
+    mover = action.get("player") if kind == "player_joined" else None
+    left_seat = action.get("seat") if kind in ("player_left", "match_cancelled") else None
+    started = derive(match_id, version, None, after, None) if after.started else {}
+    out: dict[str, list[bytes]] = {}
+    for player, seat in bound.items():
+        base = {"matchId": match_id, "version": version, "game": after.game, "seat": seat}
+        items: list[dict[str, Any]] = []
+        if kind == "player_joined" and player != mover:
+            items.append({**base, "kind": "player_joined", "playerSeat": action.get("seat"),
+                          "playerName": action.get("name")})
+        if kind == "player_left" and seat != left_seat:
+            items.append({**base, "kind": "player_left", "playerSeat": left_seat})
+        if kind == "match_cancelled" and seat != left_seat:
+            items.append({**base, "kind": "match_cancelled", "reason": action.get("reason")})
+        out[player] = [_compact(item) for item in items] + started.get(player, [])
     return out
 
 

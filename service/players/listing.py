@@ -74,8 +74,9 @@ class Listing:
         self, app: AppRecord, player: str, *, status: str | None, mine: bool,
         cursor: str | None, limit: int | None,
     ) -> MyMatchesPage:
-        if status not in (None, "active", "finished"):
-            raise ApiError.of("malformed", "status must be active or finished.")
+        if status not in (None, "waiting", "active", "finished", "cancelled"):
+            raise ApiError.of("malformed",
+                              "status must be waiting, active, finished or cancelled.")
         size = check_limit(limit)
         after = decode_cursor(cursor)
         members = await guard(
@@ -105,12 +106,17 @@ class Listing:
         if seat is None:
             return None  # not this player's (the seat was handed to a bot)
         engine = get_engine(record.game)
-        state = engine.loads(record.state)
-        finished = record.finished or engine.result(state) is not None
-        active = [] if finished else sorted(engine.active_seats(state))
+        if record.started:
+            state = engine.loads(record.state)
+            finished = record.finished or engine.result(state) is not None
+            active = [] if finished else sorted(engine.active_seats(state))
+            status = "finished" if finished else "active"
+        else:
+            active, status = [], record.phase
         return MyMatch(
             match_id=match_id, game=record.game,
-            status="finished" if finished else "active", seat=seat,
+            status=status, seat=seat, visibility=record.visibility, name=record.name,
+            labels=dict(record.labels),
             players=holders(record), active_seats=active, your_turn=seat in active,
             version=version, created_at=_time(record.created), updated_at=_time(record.updated),
             url=match_url(app, match_id), seed_chosen=seeds.chosen(record),

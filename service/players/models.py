@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from service.games.base import Result
-from service.matches.models import InputModel, MatchState, SeatHolder, WireModel
+from service.matches.models import InputModel, MatchState, SeatHolder, Visibility, WireModel
 
 MY_MATCHES_MAX = 100
 """The most items one page of "my matches" holds (``limit``'s maximum)."""
@@ -51,7 +51,9 @@ class PlayerOut(WireModel):
 class MyMatch(WireModel):
     match_id: str
     game: str
-    status: Literal["active", "finished"]
+    status: Literal["waiting", "active", "finished", "cancelled"] = Field(
+        description="As the match state's `status` (an open list)."
+    )
     seat: int = Field(description="The player's seat in the match.")
     players: list[SeatHolder] = Field(description="Who sits in each seat.")
     active_seats: list[int] = Field(description="Seats that may act now (whose turn it is).")
@@ -66,6 +68,10 @@ class MyMatch(WireModel):
     seed_chosen: bool = Field(
         default=True, description=MatchState.model_fields["seed_chosen"].description
     )
+    visibility: Visibility = Field(default="unlisted",
+                                   description=MatchState.model_fields["visibility"].description)
+    name: str | None = Field(default=None, description="The match's name, if any.")
+    labels: dict[str, str] = Field(default_factory=dict, description="The match's labels.")
 
 
 class MyMatchesPage(WireModel):
@@ -106,7 +112,8 @@ class YourTurnEvent(FeedEventBase):
 
 
 class MatchStartedEvent(FeedEventBase):
-    """A match the player sits in was created."""
+    """A match the player sits in was created, or a match it joined started (its game set
+    up)."""
 
     kind: Literal["match_started"] = "match_started"
 
@@ -128,6 +135,29 @@ class SeatChangedEvent(FeedEventBase):
     )
 
 
+class PlayerJoinedEvent(FeedEventBase):
+    """Another player took an open seat of a waiting match the player sits in."""
+
+    kind: Literal["player_joined"] = "player_joined"
+    player_seat: int = Field(description="The seat the other player took.")
+    player_name: str = Field(description="The other player's display name.")
+
+
+class PlayerLeftEvent(FeedEventBase):
+    """Another player left a waiting match the player sits in: its seat is open again."""
+
+    kind: Literal["player_left"] = "player_left"
+    player_seat: int = Field(description="The seat that is open again.")
+
+
+class MatchCancelledEvent(FeedEventBase):
+    """A waiting match the player sat in was cancelled before it started."""
+
+    kind: Literal["match_cancelled"] = "match_cancelled"
+    reason: str = Field(description="`creator` (its creator cancelled it), `creator_left`, "
+                        "`expired` (untouched for the waiting time); an open list.")
+
+
 class FeedResetEvent(WireModel):
     """The reader resumed from before what the feed keeps (or from an id it never gave): it
     missed events. Re-read the player's matches, then carry on with the events that follow."""
@@ -137,8 +167,10 @@ class FeedResetEvent(WireModel):
 
 
 FeedEvent = (
-    YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent | FeedResetEvent
+    YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent
+    | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | FeedResetEvent
 )
 """An event of the player feed; `kind` names it (an open list: ignore kinds you do not
 know)."""
-FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed")
+FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed",
+              "player_joined", "player_left", "match_cancelled")

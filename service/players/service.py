@@ -13,6 +13,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import UTC, datetime
 
 from service.errors import ApiError
+from service.i18n import T
 from service.identity.callers import Caller, Credential
 from service.identity.jwt import JwksCache, JwtVerifier
 from service.identity.names import NEUTRAL_NAME, clean_name
@@ -21,11 +22,13 @@ from service.matches.models import (
     BotSeat,
     CreateMatchRequest,
     CreateMatchResponse,
+    OpenSeat,
     PlayerSeat,
     SeatToken,
     StreamTicket,
 )
 from service.matches.records import MatchRecord, SeatPlayer
+from service.matches.waiting import Member
 from service.matches.watch import Revoked, expired
 from service.store import DocStore
 
@@ -46,6 +49,8 @@ from .models import (
 from .records import MATCHES_INDEX, PlayerRecord, player_key
 
 DEFAULT_AUDIENCE = "skyline"
+ME = "me"
+"""A seat's ``player`` naming the calling player."""
 RENAME_PAGE = 100
 
 
@@ -237,9 +242,14 @@ class PlayerService:
             )
         bound: dict[int, SeatPlayer] = {}
         for seat, wanted in enumerate(req.seats):
-            if isinstance(wanted, BotSeat):
+            if isinstance(wanted, BotSeat | OpenSeat):
                 continue
-            if isinstance(wanted, PlayerSeat):
+            if isinstance(wanted, PlayerSeat) and wanted.player == ME:
+                if caller.player is None:
+                    raise ApiError.of("malformed", T("seats.{seat}: `me` is the calling "
+                                                     "player; an app key is none.", seat=seat))
+                player = await self._seatable(caller, caller.player, None)
+            elif isinstance(wanted, PlayerSeat):
                 player = await self._seatable(caller, wanted.player, None)
             else:
                 player = await self._seatable(caller, None, wanted.user)
@@ -279,6 +289,22 @@ class PlayerService:
         if not caller.is_app and player.id != caller.player:
             raise not_found()
         return player
+
+    async def member(self, caller: Credential) -> Member:
+        """Who asks, for a lobby write (``service.matches.waiting``): a player of an app
+        (its display name read now), or an app's key; 401 for anyone else."""
+        if not isinstance(caller, Caller):
+            raise ApiError.of("unauthorized", "This needs a player credential or an app key.")
+        if caller.player is None:
+            return Member(caller.app, None)
+        player = await self._own(caller)
+        return Member(caller.app, player.id, player.name)
+
+    async def index_match(self, player: str, created: int, match_id: str) -> None:
+        """Add a match to a player's "my matches" before the player is seated in it (so a
+        crash between the two leaves an entry that is skipped, never a seat unlisted)."""
+        await guard(self.store.index_add(player_key(player), MATCHES_INDEX,
+                                         [member(created * 1000, match_id)]))
 
     async def renew_seat_token(
         self, caller: Credential, match_id: str, seat: int | None

@@ -14,11 +14,12 @@ from .actions import act
 from .events import match_events
 from .feed import create_feed_ticket, player_events
 from .games import get_game, list_games
-from .matches import create_match, get_match, legal_moves, match_log
+from .matches import get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
 from .players import app_matches, app_player, create_player, me, my_matches, renew_seat_token
 from .queue import enqueue, queue_ticket
 from .seats import hand_seat_to_bot
+from .tables import cancel_match, join_match, leave_match, lobby, matches_root, start_match
 from .tickets import create_stream_ticket
 
 
@@ -26,7 +27,15 @@ def rest_routes() -> list[Route]:
     return [
         Route("/v1/games", list_games, methods=["GET"], name="list_games"),
         Route("/v1/games/{game_id}", get_game, methods=["GET"], name="get_game"),
-        Route("/v1/matches", create_match, methods=["POST"], name="create_match"),
+        Route("/v1/matches", matches_root, methods=["GET", "POST"], name="create_match"),
+        Route("/v1/lobby", lobby, methods=["GET"], name="lobby"),
+        Route("/v1/matches/{match_id}/join", join_match, methods=["POST"], name="join_match"),
+        Route("/v1/matches/{match_id}/leave", leave_match, methods=["POST"],
+              name="leave_match"),
+        Route("/v1/matches/{match_id}/start", start_match, methods=["POST"],
+              name="start_match"),
+        Route("/v1/matches/{match_id}/cancel", cancel_match, methods=["POST"],
+              name="cancel_match"),
         Route("/v1/matches/{match_id}", get_match, methods=["GET"], name="get_match"),
         Route(
             "/v1/matches/{match_id}/legal-moves", legal_moves, methods=["GET"], name="legal_moves"

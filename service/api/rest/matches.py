@@ -9,14 +9,15 @@ from service.matches.models import LOG_PAGE_MAX, CreateMatchRequest
 
 from ..languages import lang_of, none_match, tagged
 from ..rate_limits import creation_quota, limits_of
-from .http import PRIVATE, players_of, query_count, read_body, service_of, token_of
+from .http import PRIVATE, query_count, read_body, service_of, token_of
 
 
 async def create_match(request: Request) -> Response:
     body = await read_body(request, CreateMatchRequest)
     caller = await token_of(request)
     quota = creation_quota(limits_of(request.app), caller, request.scope)
-    created = await players_of(request).create_match(caller, body, before_write=quota)
+    tables = request.app.state.table_service
+    created = await tables.create_match(caller, body, before_write=quota)
     location = f"/v1/matches/{created.match_id}"
     headers = {"Location": location, "Cache-Control": "no-store"}
     return JSONResponse(created.to_json(), status_code=201, headers=headers)

@@ -1,0 +1,105 @@
+"""The lobby's tables: ``POST /v1/matches/{id}/join|leave|start|cancel``, the lobby
+(``GET /v1/lobby``) and the live public matches (``GET /v1/matches?status=active&
+visibility=public``), all through ``service.lobby.tables.TableService``."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from service.errors import ApiError
+from service.i18n import T
+from service.lobby.table_models import JoinRequest, StartRequest
+from service.lobby.tables import TableService
+from service.matches.models import InputModel
+
+from .http import query_count, read_body, token_of
+from .matches import create_match
+
+NO_STORE = {"Cache-Control": "no-store"}
+PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+M = TypeVar("M", bound=InputModel)
+
+
+def tables_of(request: Request) -> TableService:
+    tables: TableService = request.app.state.table_service
+    return tables
+
+
+async def _optional_body(request: Request, model: type[M]) -> M:
+    """The body as ``model``; an empty body is ``{}`` (every field optional)."""
+    if not await request.body():
+        return model.model_validate({})
+    return await read_body(request, model)
+
+
+async def join_match(request: Request) -> Response:
+    caller = await token_of(request)
+    body = await _optional_body(request, JoinRequest)
+    state = await tables_of(request).join(caller, request.path_params["match_id"], body)
+    return JSONResponse(state.to_json(), headers=NO_STORE)
+
+
+async def leave_match(request: Request) -> Response:
+    caller = await token_of(request)
+    state = await tables_of(request).leave(caller, request.path_params["match_id"])
+    return JSONResponse(state.to_json(), headers=NO_STORE)
+
+
+async def start_match(request: Request) -> Response:
+    caller = await token_of(request)
+    body = await _optional_body(request, StartRequest)
+    state = await tables_of(request).start(caller, request.path_params["match_id"], body)
+    return JSONResponse(state.to_json(), headers=NO_STORE)
+
+
+async def cancel_match(request: Request) -> Response:
+    caller = await token_of(request)
+    state = await tables_of(request).cancel(caller, request.path_params["match_id"])
+    return JSONResponse(state.to_json(), headers=NO_STORE)
+
+
+def _once(request: Request, name: str) -> str | None:
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise ApiError.of("malformed", T("Give {name} once.", name=name))
+    return values[0] if values else None
+
+
+def _filters(request: Request) -> dict[str, object]:
+    game = _once(request, "game")
+    if game is not None and not (0 < len(game) <= 64 and game.isascii()):
+        raise ApiError.of("malformed", "game must be a game id.")
+    players = query_count(request, "players")
+    if players is not None and not 1 <= players <= 16:
+        raise ApiError.of("malformed", "players must be 1 to 16.")
+    return {"game": game, "players": players, "cursor": _once(request, "cursor"),
+            "limit": query_count(request, "limit")}
+
+
+async def lobby(request: Request) -> Response:
+    caller = await token_of(request)
+    page = await tables_of(request).lobby(caller, **_filters(request))  # type: ignore[arg-type]
+    return JSONResponse(page.to_json(), headers=PRIVATE)
+
+
+async def live_matches(request: Request) -> Response:
+    caller = await token_of(request)
+    status, visibility = _once(request, "status"), _once(request, "visibility")
+    if status != "active" or visibility != "public":
+        raise ApiError.of(
+            "malformed", "Only the live public matches are listed: give status=active and "
+            "visibility=public (a player's own matches: GET /v1/me/matches).",
+        )
+    page = await tables_of(request).live(caller, **_filters(request))  # type: ignore[arg-type]
+    return JSONResponse(page.to_json(), headers=PRIVATE)
+
+
+async def matches_root(request: Request) -> Response:
+    """``/v1/matches``: POST creates a match, GET lists the live public ones (one route, so
+    that 405 names both methods)."""
+    if request.method == "GET":
+        return await live_matches(request)
+    return await create_match(request)
