@@ -20,6 +20,14 @@ from service.catalogue import catalogue_models
 from service.errors import CODES, Problem
 from service.games.base import Engine
 from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
+from service.lobby.table_models import (
+    LIST_DEFAULT,
+    LIST_MAX,
+    JoinRequest,
+    LivePage,
+    LobbyPage,
+    StartRequest,
+)
 from service.matches.models import (
     LOG_PAGE_MAX,
     MAX_SEED,
@@ -88,6 +96,14 @@ def _bot_kinds(engine: Engine[Any]) -> tuple[str, ...]:
     return ("random", "greedy", "search")
 
 
+def _table_fields() -> dict[str, Any]:
+    """``visibility``, ``name`` and ``labels`` of every create variant, as the request model
+    has them."""
+    fields = CreateMatchRequest.model_fields
+    return {name: (fields[name].annotation, fields[name])
+            for name in ("visibility", "name", "labels")}
+
+
 def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
     """One request model per player count: the game, the count and the bot seats it admits."""
     variants: list[type[BaseModel]] = []
@@ -123,6 +139,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                         "no token, a worker plays them.",
                     ),
                 ),
+                **_table_fields(),
             )
         )
         variants.append(
@@ -142,8 +159,11 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                 seats=(
                     list[SeatRequest],
                     Field(min_length=players, max_length=players,
-                          description="Who sits in each seat, in seat order."),
+                          description="Who sits in each seat, in seat order: a player "
+                          "(`me`: the caller), an app's user, a bot, or an open seat (the "
+                          "match then waits for players: docs/lobby.md)."),
                 ),
+                **_table_fields(),
             )
         )
     return variants
@@ -156,7 +176,9 @@ def document_models() -> dict[str, tuple[Any, Any]]:
     action: Any = _union([e.Action for e in engines])
     state = create_model(
         "MatchState", __base__=MatchState,
-        view=(view, Field(description="What the caller may see (the game's view).")),
+        view=(view | None, Field(description="What the caller may see (the game's view); "
+                                 "null while the match waits for players and once it is "
+                                 "cancelled.")),
     )
     moves = create_model(
         "LegalMoves", __base__=LegalMoves,
@@ -220,6 +242,10 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "PlayerFeedEventBody": (_feed_event_body(), "serialization"),
         "EnqueueRequest": (EnqueueRequest, "validation"),
         "QueueTicket": (QueueTicket, "serialization"),
+        "JoinRequest": (JoinRequest, "validation"),
+        "StartRequest": (StartRequest, "validation"),
+        "LobbyPage": (LobbyPage, "serialization"),
+        "LivePage": (LivePage, "serialization"),
         "LogPage": (page, "serialization"),
         "StreamPatch": (StreamPatch, "serialization"),
         "Problem": (Problem, "serialization"),
@@ -398,6 +424,11 @@ def _links_from_create() -> dict[str, Any]:
     }
     # A match seating the caller (a player) is in its "my matches" from now on.
     links["ListMyMatches"] = {"operationId": "listMyMatches"}
+    # A match created with open seats waits for players: they join it, its creator may
+    # start it early or cancel it.
+    for name, op in [("JoinMatch", "joinMatch"), ("StartMatch", "startMatch"),
+                     ("CancelMatch", "cancelMatch")]:
+        links[name] = {"operationId": op, "parameters": params}
     return links
 
 
@@ -432,7 +463,7 @@ def _paths() -> dict[str, Any]:
                 "application/json": {"schema": {"type": "array", "items": {
                     "$ref": "#/components/schemas/GameInfo"}}}}}},
         }},
-        "/v1/matches": {"post": {
+        "/v1/matches": {"get": _live_list(), "post": {
             "operationId": "createMatch", "summary": "Create a match.", "tags": ["matches"],
             "description": "Returns one secret bearer token per anonymous human seat, shown "
             "only once (the `seatToken` credential of the other operations). With `seats`, "
@@ -610,6 +641,7 @@ def _paths() -> dict[str, Any]:
         **_catalogue_path(),
         **_player_paths(),
         **_queue_paths(),
+        **_table_paths(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "security": PUBLIC,
@@ -870,6 +902,106 @@ def _queue_paths() -> dict[str, Any]:
                               **_problems(operation="leaveQueue")},
             },
         },
+    }
+
+
+def _table_op(op: str, summary: str, description: str, *, body: str | None = None,
+              security: list[dict[str, list[str]]] | None = None) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "operationId": op, "summary": summary, "tags": ["lobby"], "description": description,
+        "security": security if security is not None else PLAYER_SECURITY,
+        "parameters": [MATCH_ID_PARAM],
+        "responses": {
+            "200": _json("MatchState", "The match after the change, as the caller sees it.",
+                         links=_links_same_match("getMatch", "getLegalMoves", "act",
+                                                 "streamEvents")),
+            **_problems(operation=op),
+        },
+    }
+    if body is not None:
+        operation["requestBody"] = {"required": False, "content": {"application/json": {
+            "schema": {"$ref": f"#/components/schemas/{body}"}}}}
+    return {"post": operation}
+
+
+def _list_params(extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [*extra, {
+        "name": "game", "in": "query", "required": False,
+        "description": "Only matches of this game.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 64}}, {
+        "name": "players", "in": "query", "required": False,
+        "description": "Only matches of this many seats.",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 16}}, {
+        "name": "cursor", "in": "query", "required": False,
+        "description": "`nextCursor` of the previous page.",
+        "schema": {"type": "string", "maxLength": 200}}, {
+        "name": "limit", "in": "query", "required": False,
+        "description": "The most items in the page.",
+        "schema": {"type": "integer", "minimum": 1, "maximum": LIST_MAX,
+                   "default": LIST_DEFAULT}}]
+
+
+LIST_SECURITY: list[dict[str, list[str]]] = [*PLAYER_SECURITY, *APP_SECURITY]
+
+
+def _table_paths() -> dict[str, Any]:
+    owner = [*PLAYER_SECURITY, *APP_SECURITY]
+    return {
+        "/v1/matches/{matchId}/join": _table_op(
+            "joinMatch", "Take an open seat of a waiting match.",
+            "The calling player takes `seat` (omitted: the lowest open one). The join that "
+            "takes the last open seat starts the match (its seed drawn, `status: active`). A "
+            "version of its own in the log and on the event stream. 409 `seat_taken` (taken, "
+            "or the match filled), `already_seated`, `match_started`, `match_cancelled`; a "
+            "private match without an invitation: 404 as for a missing match. See "
+            "docs/lobby.md.", body="JoinRequest"),
+        "/v1/matches/{matchId}/leave": _table_op(
+            "leaveMatch", "Leave a waiting match.",
+            "The caller's seat is open again; the creator leaving cancels the match "
+            "(`cancelReason: creator_left`). A started match is not left this way (409 "
+            "`match_started`)."),
+        "/v1/matches/{matchId}/start": _table_op(
+            "startMatch", "Start a waiting match now (its creator).",
+            "Every open seat goes to a bot (`bot`, default greedy) and the game is set up. "
+            "Only the creator (or, for a match an app key created, that key).",
+            body="StartRequest", security=owner),
+        "/v1/matches/{matchId}/cancel": _table_op(
+            "cancelMatch", "Cancel a waiting match (its creator).",
+            "`status: cancelled`, `cancelReason: creator`; every seated player gets "
+            "`match_cancelled` in its feed.", security=owner),
+        "/v1/lobby": {"get": {
+            "operationId": "listLobby", "summary": "Waiting public matches of the caller's "
+            "app.", "tags": ["lobby"],
+            "description": "Newest first, filtered by game and seat count; each entry shows "
+            "who sits where, the open seats, the options, its age and whether its seed was "
+            "chosen -- never a seed or a hand. Matches that filled, started, were cancelled "
+            "or expired drop out.",
+            "security": LIST_SECURITY,
+            "parameters": _list_params([]),
+            "responses": {"200": _json("LobbyPage", "A page of the lobby.", links={
+                "JoinMatch": {"operationId": "joinMatch",
+                              "parameters": {"path.matchId": "$response.body#/items/0/matchId"}},
+            }), **_problems(operation="listLobby")},
+        }},
+    }
+
+
+def _live_list() -> dict[str, Any]:
+    return {
+        "operationId": "listMatches", "summary": "Live public matches of the caller's app, "
+        "to spectate.", "tags": ["lobby"],
+        "description": "Only `status=active&visibility=public` is listed (a player's own "
+        "matches: GET /v1/me/matches). Newest first; finished ones drop out.",
+        "security": LIST_SECURITY,
+        "parameters": _list_params([
+            {"name": "status", "in": "query", "required": True,
+             "description": "`active`.", "schema": {"type": "string", "enum": ["active"]}},
+            {"name": "visibility", "in": "query", "required": True,
+             "description": "`public`.", "schema": {"type": "string", "enum": ["public"]}}]),
+        "responses": {"200": _json("LivePage", "A page of live matches.", links={
+            "GetMatch": {"operationId": "getMatch",
+                         "parameters": {"path.matchId": "$response.body#/items/0/matchId"}},
+        }), **_problems(operation="listMatches")},
     }
 
 

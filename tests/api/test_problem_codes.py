@@ -31,18 +31,23 @@ SERVICE = ROOT / "service"
 MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "streamEvents",
              "getBoardSvg", "createStreamTicket")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
-BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue")
+BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue", "joinMatch",
+            "startMatch")
 QUEUE_OPS = ("enqueue", "getQueueTicket", "leaveQueue")
 EVERY = "*"
 """A site any operation reaches (its codes must be in ``EVERY_OPERATION``)."""
 GRAPHQL = "/graphql"
 """The GraphQL endpoint's transport (its codes: ``GRAPHQL_TRANSPORT_CODES``); GraphQL's
 operations answer what their REST twins answer, as union members."""
-MATCH_READ = (*MATCH_OPS, "renewSeatToken", GRAPHQL)
+TABLE_OPS = ("joinMatch", "leaveMatch", "startMatch", "cancelMatch")
+"""The lobby's writes to a waiting match (``service.matches.waiting``)."""
+LIST_OPS = ("listLobby", "listMatches")
+MATCH_READ = (*MATCH_OPS, "renewSeatToken", *TABLE_OPS, GRAPHQL)
 APP_OPS = ("listAppPlayerMatches", "getAppPlayer", "deleteAppPlayer")
 PLAYER_OPS = ("getMe", "deleteMe", "listMyMatches", *APP_OPS, "renewSeatToken",
               "streamPlayerEvents", "createFeedTicket")
-AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, *QUEUE_OPS, GRAPHQL)
+AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, *QUEUE_OPS, *TABLE_OPS, *LIST_OPS,
+                 GRAPHQL)
 """Operations that check a bearer credential (a WebSocket's ``connection_init`` too)."""
 """Sites a match read reaches (a WebSocket's ``connection_init`` naming a match reads it)."""
 
@@ -87,6 +92,26 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/create.py::engine_for_new": ("createMatch", "enqueue"),
     "service/matches/create.py::Creation.create_match": ("createMatch",),
     "service/matches/play.py::check_pins": ("act",),
+    "service/matches/play.py::check_started": ("act", "handSeatToBot"),
+    "service/matches/create.py::Creation._waiting": ("createMatch",),
+    "service/matches/storage.py::MatchStorage.expire": MATCH_READ,  # from load: busy
+    "service/matches/views.py::hidden": (*MATCH_READ,),
+    # The lobby's tables (issue 17).
+    "service/api/rest/tables.py::_filters": LIST_OPS,
+    "service/api/rest/tables.py::_once": LIST_OPS,
+    "service/api/rest/tables.py::live_matches": ("listMatches",),
+    "service/lobby/lists.py::_limit": LIST_OPS,
+    "service/lobby/tables.py::TableService.join": ("joinMatch",),
+    "service/lobby/tables.py::_app_of": LIST_OPS,
+    "service/players/service.py::PlayerService.member": TABLE_OPS,
+    "service/matches/waiting.py::Waiting._check_creator": ("startMatch", "cancelMatch"),
+    "service/matches/waiting.py::Waiting.join": ("joinMatch",),
+    "service/matches/waiting.py::Waiting.leave": ("leaveMatch",),
+    "service/matches/waiting.py::Waiting.start": ("startMatch",),
+    "service/matches/waiting.py::Waiting.cancel": ("cancelMatch",),
+    "service/matches/waiting.py::_cancelled": TABLE_OPS,
+    "service/matches/waiting.py::_started": ("joinMatch", "startMatch", "cancelMatch"),
+    "service/matches/waiting.py::_taken": ("joinMatch",),
     "service/matches/play.py::play": ("act",),
     "service/matches/storage.py::busy": (),  # counted where it is called
     "service/matches/storage.py::check_rules": MATCH_READ,  # from MatchStorage.load
@@ -94,7 +119,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/storage.py::MatchStorage.create": ("createMatch",),
     "service/matches/storage.py::MatchStorage.load": MATCH_READ,
     "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot",
-                                                       "renewSeatToken"),
+                                                       "renewSeatToken", *TABLE_OPS),
     "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ,
                                                         *QUEUE_OPS),
     "service/matches/storage.py::MatchStorage.guard_iter": ("streamEvents",),

@@ -65,8 +65,8 @@ def test_a_player_plays_its_seat_with_its_own_token(rig: Rig) -> None:
     match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
     created_seats = rig.client.get(f"/v1/matches/{match_id}", headers=alice.auth).json()
     assert created_seats["seat"] == 0
-    assert created_seats["players"] == [{"seat": 0, "name": "Alice", "bot": None},
-                                         {"seat": 1, "name": None, "bot": "random"}]
+    assert created_seats["players"] == [{"seat": 0, "name": "Alice", "bot": None, "open": False},
+                                         {"seat": 1, "name": None, "bot": "random", "open": False}]
     moves = rig.client.get(f"/v1/matches/{match_id}/legal-moves", headers=alice.auth).json()
     move = {"action": moves["moves"][0], "expectedVersion": moves["version"]}
     # Bob has no seat here: a spectator when reading, 403 when writing.

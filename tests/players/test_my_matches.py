@@ -30,8 +30,8 @@ def test_items_name_the_seat_the_players_and_whose_turn_it_is(rig: Rig) -> None:
     (item,) = answer.json()["items"]
     state = rig.client.get(f"/v1/matches/{match_id}").json()
     assert item["matchId"] == match_id and item["game"] == "toy" and item["seat"] == 0
-    assert item["players"] == [{"seat": 0, "name": "Alice", "bot": None},
-                               {"seat": 1, "name": None, "bot": "random"}]
+    assert item["players"] == [{"seat": 0, "name": "Alice", "bot": None, "open": False},
+                               {"seat": 1, "name": None, "bot": "random", "open": False}]
     assert item["version"] == state["version"] == 0 and item["status"] == "active"
     assert item["activeSeats"] == state["activeSeats"] == [0]
     assert item["yourTurn"] is True
