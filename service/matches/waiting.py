@@ -120,31 +120,33 @@ class Waiting:
             if record.player_seat(member.app, member.player) is not None:
                 raise ApiError.of("already_seated", "You already sit in this match.")
             if record.started:
-                if _filled(record) or (seat is not None and seat in record.open_seats):
+                if _filled(record):  # players took every seat: it is full
                     raise _taken(seat)
                 raise _started()
             free = record.free_seats()
             if seat is None:
                 if not free:
                     raise _taken(None)
-                seat = free[0]
+                taking = free[0]
             elif seat not in free:
                 if not 0 <= seat < record.players:
                     raise ApiError.of("malformed", T("seat must be 0 to {last}.",
                                                      last=record.players - 1))
                 raise _taken(seat)
+            else:
+                taking = seat
             players = list(record.seat_players)
-            players[seat] = SeatPlayer(member.player, member.name)
+            players[taking] = SeatPlayer(member.player, member.name)
             now = self.storage.now()
             new_record = replace(record, seat_players=tuple(players), updated=now)
-            action: dict[str, Any] = {"type": "player_joined", "seat": seat,
+            action: dict[str, Any] = {"type": "player_joined", "seat": taking,
                                       "player": member.player, "name": member.name}
             engine = get_engine(record.game)
             if len(free) == 1:
                 new_record = set_up(engine, new_record, version + 1, now)
                 action["starts"] = True
             if await self._write(match_id, version, record, new_record, action):
-                return await self._answer(match_id, version + 1, engine, new_record, seat)
+                return await self._answer(match_id, version + 1, engine, new_record, taking)
         raise busy()
 
     async def leave(self, match_id: str, member: Member) -> MatchState:

@@ -13,6 +13,7 @@ import pytest
 from service.identity.callers import Caller
 from service.lobby import QueueService
 from service.lobby.models import EnqueueRequest, QueueTicket
+from service.lobby.tables import TableService
 from service.matches import MatchService
 from service.players import PlayerService
 from service.players.models import CreatePlayerRequest
@@ -34,6 +35,7 @@ class Replica:
     matches: MatchService
     players: PlayerService
     queue: QueueService
+    tables: TableService
 
     async def guest(self, name: str) -> Caller:
         created = await self.players.create_guest(CreatePlayerRequest(name=name))
@@ -68,7 +70,8 @@ async def make_replicas(
         matches = MatchService(store, ttl_finished=None, ttl_idle=None, clock=clock)
         players = PlayerService(store, matches, clock=clock)
         made.append(Replica(store, matches, players,
-                            QueueService(store, players, clock=clock, **queue)))
+                            QueueService(store, players, clock=clock, **queue),
+                            TableService(players, matches)))
     return made
 
 

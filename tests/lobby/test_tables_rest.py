@@ -233,3 +233,37 @@ def test_lobby_and_live_lists(rig: Rig) -> None:  # noqa: F811
     _problem(rig.client.get("/v1/lobby?limit=0", headers=cid.auth), 400, "malformed")
     _problem(rig.client.get("/v1/lobby?cursor=zz", headers=cid.auth), 400, "malformed")
     _problem(rig.client.get("/v1/lobby"), 401, "unauthorized")
+
+
+def _stream(rig: Rig, match_id: str, who: Guest, after: int) -> list[tuple[str, Any]]:  # noqa: F811
+    import json
+
+    with rig.client.stream("GET", f"/v1/matches/{match_id}/events?after={after}",
+                           headers=who.auth) as answer:
+        assert answer.status_code == 200, answer.read()
+        text = "".join(answer.iter_text())
+    out: list[tuple[str, Any]] = []
+    kind = "message"
+    for line in text.splitlines():
+        if line.startswith("event:"):
+            kind = line[6:].strip()
+        elif line.startswith("data:"):
+            out.append((kind, json.loads(line[5:])))
+            kind = "message"
+    return out
+
+
+def test_every_lobby_version_is_on_the_event_stream(rig: Rig) -> None:  # noqa: F811
+    host, bob, cid = _guests(rig, "Ann", "Bob", "Cid")
+    match_id = _waiting(rig, host, [{"player": "me"}, {"open": True}, {"open": True}])
+    post = rig.client.post
+    post(f"/v1/matches/{match_id}/join", headers=bob.auth)
+    post(f"/v1/matches/{match_id}/leave", headers=bob.auth)
+    post(f"/v1/matches/{match_id}/join", json={"seat": 2}, headers=cid.auth)
+    post(f"/v1/matches/{match_id}/start", headers=host.auth)
+    states = [data for kind, data in _stream(rig, match_id, host, 0) if kind == "state"]
+    assert [(s["version"], s["status"]) for s in states[:4]] == [
+        (1, "waiting"), (2, "waiting"), (3, "waiting"), (4, "active")]
+    assert [s["view"] is None for s in states[:4]] == [True, True, True, False]
+    assert states[3]["startVersion"] == 4 and states[3]["seat"] == 0
+    assert states[3]["seedCommitment"] and states[3]["seed"] is None
