@@ -39,6 +39,7 @@ from service.live import (
     LiveHub,
 )
 from service.lobby import QueueService
+from service.lobby.invitations import InvitationService
 from service.lobby.rules import TICKET_SECONDS
 from service.lobby.tables import TableService
 from service.matches import MatchService, live_gauges
@@ -225,6 +226,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         ticket_seconds=settings.queue_ticket_seconds,
     )
     table_service = TableService(player_service, match_service)
+    invitation_service = InvitationService(table_service)
     limits = build_limits(
         settings.limits, the_store,
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
@@ -306,6 +308,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.player_service = player_service
     app.state.queue_service = queue_service
     app.state.table_service = table_service
+    app.state.invitation_service = invitation_service
     app.state.store = the_store
     app.state.settings = settings
     app.state.limits = limits

@@ -1,8 +1,9 @@
 """Player tokens, app keys and the shapes of every credential a caller may present.
 
-Four kinds of credential reach the service, told apart by their shape alone (``kind_of``):
+Five kinds of credential reach the service, told apart by their shape alone (``kind_of``):
 
 - ``sky_...``: a seat token (``seats.py``);
+- ``sks_...``: a spectator token of one match (``service.matches.invites``);
 - ``skp_<player id>.<secret>``: a player token, shown once when the player is created;
 - ``ska_<app id>.<secret>``: an app key, an integrator backend's credential;
 - three base64url parts joined by dots: a JWT an app signed for one of its users (``jwt.py``).
@@ -33,7 +34,7 @@ from service.i18n import T
 
 from . import seats
 
-Kind = Literal["seat", "player", "app", "jwt"]
+Kind = Literal["seat", "spectator", "player", "app", "jwt"]
 
 MAX_TOKEN_LENGTH: Final = 4096
 """Longer credentials are refused before any parsing (``malformed_token``)."""
@@ -55,10 +56,13 @@ _APP_KEY = re.compile(rf"{APP_KEY_PREFIX}({_APP_ID.pattern})\.{_SECRET}")
 _PLAYER_TOKEN = re.compile(rf"{PLAYER_TOKEN_PREFIX}({_PLAYER_ID.pattern})\.{_SECRET}")
 _JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 
+SPECTATOR_TOKEN_PREFIX: Final = "sks_"
+"""A spectator token (``service.matches.invites``): reads one match, private or not."""
 TICKET_PREFIXES: Final = ("skt_", "skf_")
 """Stream tickets (a match seat's, a player feed's): credentials of ``?ticket=`` only."""
 _PREFIXES: Final[tuple[tuple[str, Kind], ...]] = (
     (seats.TOKEN_PREFIX, "seat"),
+    (SPECTATOR_TOKEN_PREFIX, "spectator"),
     (PLAYER_TOKEN_PREFIX, "player"),
     (APP_KEY_PREFIX, "app"),
 )
@@ -83,7 +87,8 @@ def kind_of(token: str) -> Kind:
         return "jwt"
     raise ApiError.of(
         "malformed_token",
-        T("The token is not a seat token, a player token, an app key or a JWT."),
+        T("The token is not a seat token, a spectator token, a player token, an app key or "
+          "a JWT."),
     )
 
 

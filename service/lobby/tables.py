@@ -48,12 +48,9 @@ class TableService:
 
     async def join(self, caller: Credential, match_id: str, req: JoinRequest) -> MatchState:
         member = await self.players.member(caller)
-        if req.invite is not None:
-            # Invitations are not issued yet (docs/lobby.md): no code names this match.
-            raise ApiError.of("invite_not_found", "No such invitation (or it expired).")
         if member.player is not None:
             await self._prepare_join(match_id, member.player)
-        return await self.waiting.join(match_id, member, req.seat)
+        return await self.waiting.join(match_id, member, req.seat, invite=req.invite)
 
     async def _prepare_join(self, match_id: str, player: str) -> None:
         """Index-first: the player's "my matches" entry, and (a public match whose last

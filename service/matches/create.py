@@ -12,7 +12,7 @@ from service.games.base import Engine
 from service.i18n import T
 from service.identity import seats
 
-from . import logdict, seeds
+from . import invites, logdict, seeds
 from .bot_seats import bot_seats
 from .due import DueSignals
 from .models import (
@@ -134,6 +134,7 @@ class Creation:
             name=req.name,
             labels=dict(req.labels or {}),
             creator=creator,
+            view_key=invites.new_view_key() if req.visibility == "private" else None,
         )
         match_id = await self.storage.create(record, before_write=before_write,
                                              match_id=match_id)
@@ -184,6 +185,7 @@ class Creation:
             creator=creator,
             open_seats=open_seats,
             chosen_seed=req.seed,
+            view_key=invites.new_view_key() if req.visibility == "private" else None,
         )
         match_id = await self.storage.create(record, before_write=before_write,
                                              match_id=match_id)

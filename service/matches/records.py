@@ -61,6 +61,36 @@ class SeatPlayer:
 
 
 @dataclass(frozen=True, slots=True)
+class Invitation:
+    """An invitation to take a seat of a waiting match, kept in its record so that using one
+    and taking the seat are one compare-and-set: to a player (``player``; accepted through
+    ``/v1/me/invitations``) or a code (``digest`` of its secret; used through ``join``)."""
+
+    id: str
+    """Public id: ``<match id>.<random>`` for a player's invitation, the code's own id for a
+    code (``invites.py``)."""
+    created: int
+    expires: int | None
+    uses: int = 1
+    used: int = 0
+    seat: int | None = None
+    player: str | None = None
+    digest: str | None = None
+    by: str | None = None
+    """The inviting player (None: the app's key)."""
+    revoked: bool = False
+    declined: bool = False
+
+    def encode(self) -> list[Any]:
+        return [self.id, self.created, self.expires, self.uses, self.used, self.seat,
+                self.player, self.digest, self.by, self.revoked, self.declined]
+
+    @classmethod
+    def decode(cls, raw: list[Any]) -> Invitation:
+        return cls(*raw)
+
+
+@dataclass(frozen=True, slots=True)
 class MatchRecord:
     game: str
     players: int
@@ -122,6 +152,15 @@ class MatchRecord:
     used when the match starts."""
     cancel_reason: str | None = None
     """Why a cancelled match was cancelled (``creator``, ``creator_left``, ``expired``)."""
+    invites: tuple[Invitation, ...] = ()
+    """Invitations to seats of a waiting match (``invites.py``)."""
+    view_key: bytes | None = None
+    """A private match's key for spectator tokens (``sks_…``, ``invites.py``)."""
+    reserved: dict[int, str] = field(default_factory=dict)
+    """Open seats kept for one player (a rematch offers each seat to its former player)."""
+    rematch_of: str | None = None
+    rematch: str | None = None
+    """The match this one is a rematch of, and the rematch of this one."""
 
     @property
     def waiting(self) -> bool:
@@ -136,9 +175,14 @@ class MatchRecord:
         return self.phase == "active"
 
     def free_seats(self) -> list[int]:
-        """Open seats nobody has taken yet (waiting matches)."""
+        """Open seats nobody has taken yet (waiting matches), reserved ones included."""
         return [seat for seat in self.open_seats
                 if seat not in self.bots and self.holder(seat) is None]
+
+    def free_for(self, player: str | None) -> list[int]:
+        """The free seats ``player`` may take: those not reserved for someone else."""
+        return [seat for seat in self.free_seats()
+                if self.reserved.get(seat) in (None, player)]
 
     def holder(self, seat: int) -> SeatPlayer | None:
         return self.seat_players[seat] if seat < len(self.seat_players) else None
@@ -220,6 +264,16 @@ class MatchRecord:
             header["cs"] = self.chosen_seed
         if self.cancel_reason is not None:
             header["cx"] = self.cancel_reason
+        if self.invites:
+            header["iv"] = [i.encode() for i in self.invites]
+        if self.view_key is not None:
+            header["vk"] = self.view_key.hex()
+        if self.reserved:
+            header["rs"] = {str(seat): p for seat, p in sorted(self.reserved.items())}
+        if self.rematch_of is not None:
+            header["ro"] = self.rematch_of
+        if self.rematch is not None:
+            header["rn"] = self.rematch
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -258,6 +312,11 @@ class MatchRecord:
             open_seats=tuple(header.get("so") or ()),
             chosen_seed=header.get("cs"),
             cancel_reason=header.get("cx"),
+            invites=tuple(Invitation.decode(i) for i in header.get("iv", ())),
+            view_key=bytes.fromhex(header["vk"]) if "vk" in header else None,
+            reserved={int(seat): p for seat, p in (header.get("rs") or {}).items()},
+            rematch_of=header.get("ro"),
+            rematch=header.get("rn"),
         )
 
 

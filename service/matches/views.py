@@ -12,7 +12,7 @@ from service.i18n import DEFAULT_LANGUAGE, Lang
 from service.identity import seats
 from service.identity.callers import Caller, Credential
 
-from . import seeds
+from . import invites, seeds
 from .models import EventOut, MatchState, SeatHolder
 from .records import MatchRecord
 
@@ -37,6 +37,8 @@ def may_read_private(record: MatchRecord, token: Credential) -> bool:
         return token.player is not None and record.player_seat(token.app, token.player) is not None
     if token is None:
         return False
+    if invites.is_spectator_token(token):
+        return invites.reads(token, record)
     return seats.seat_of(token, record.tokens) is not None
 
 
@@ -56,6 +58,10 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
         if held is None and required:
             raise no_seat()
         return held
+    if invites.is_spectator_token(token):
+        if required:
+            raise ApiError.of("forbidden", "A spectator token reads a match; it plays no seat.")
+        return None
     seat = seats.seat_of(token, record.tokens)
     if seat is None:
         raise ApiError.of("unauthorized", "The token is not valid for this match.")

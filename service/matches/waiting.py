@@ -24,7 +24,7 @@ from service.games.base import Engine
 from service.i18n import T
 from service.identity import seats
 
-from . import seeds
+from . import invites, seeds
 from .bot_seats import bot_seats
 from .due import DueSignals
 from .models import MatchState
@@ -100,49 +100,64 @@ class Waiting:
 
     async def join(
         self, match_id: str, member: Member, seat: int | None = None, *,
-        invited: bool = False,
+        invite: str | None = None,
     ) -> MatchState:
-        """``member`` takes ``seat`` (None: the lowest open one). 409 ``seat_taken`` when it
-        is taken (or the match filled meanwhile), ``already_seated``, ``match_started``,
-        ``match_cancelled``; a private match without an invitation answers as a missing
-        one."""
+        """``member`` takes ``seat`` (None: the lowest open one it may take). 409
+        ``seat_taken`` when it is taken (or the match filled meanwhile), ``already_seated``,
+        ``match_started``, ``match_cancelled``. ``invite``: a seat code or the player's
+        invitation id (``invites.py``), used in the same compare-and-set (a private match is
+        joined only so; without one it answers as a missing match; 404/410 for an invitation
+        that is unknown or spent). A seat reserved for another player (a rematch) is taken."""
         if member.player is None:
             raise ApiError.of("forbidden", "Joining needs a player credential (a player token "
                               "or an app's JWT), not an app key.")
         for _ in range(MAX_ATTEMPTS):
             version, record = await self.storage.load(match_id)
-            if record.app != member.app or (record.visibility == "private" and not invited
-                                            and record.player_seat(member.app, member.player)
-                                            is None):
+            if record.app != member.app:
+                raise hidden() if invite is None else invites.not_found()
+            seated = record.player_seat(member.app, member.player)
+            now = self.storage.now()
+            grant = (invites.usable(record, invite, member.player, now)
+                     if invite is not None and seated is None and record.waiting else None)
+            if record.visibility == "private" and grant is None and seated is None:
+                if invite is not None and not record.waiting:
+                    raise invites.not_found()
                 raise hidden()
             if record.cancelled:
                 raise _cancelled()
-            if record.player_seat(member.app, member.player) is not None:
+            if seated is not None:
                 raise ApiError.of("already_seated", "You already sit in this match.")
             if record.started:
                 if _filled(record):  # players took every seat: it is full
                     raise _taken(seat)
                 raise _started()
-            free = record.free_seats()
-            if seat is None:
+            wanted = grant.seat if grant is not None and grant.seat is not None else seat
+            if seat is not None and wanted != seat:
+                raise ApiError.of("malformed", T("This invitation is to seat {seat}.",
+                                                 seat=wanted))
+            free = record.free_for(member.player)
+            if wanted is None:
                 if not free:
                     raise _taken(None)
                 taking = free[0]
-            elif seat not in free:
-                if not 0 <= seat < record.players:
+            elif wanted not in free:
+                if not 0 <= wanted < record.players:
                     raise ApiError.of("malformed", T("seat must be 0 to {last}.",
                                                      last=record.players - 1))
-                raise _taken(seat)
+                raise _taken(wanted)
             else:
-                taking = seat
+                taking = wanted
             players = list(record.seat_players)
             players[taking] = SeatPlayer(member.player, member.name)
-            now = self.storage.now()
-            new_record = replace(record, seat_players=tuple(players), updated=now)
+            new_record = replace(
+                record, seat_players=tuple(players), updated=now,
+                invites=invites.used(record, grant) if grant is not None else record.invites,
+                reserved={s: p for s, p in record.reserved.items() if s != taking},
+            )
             action: dict[str, Any] = {"type": "player_joined", "seat": taking,
                                       "player": member.player, "name": member.name}
             engine = get_engine(record.game)
-            if len(free) == 1:
+            if len(record.free_seats()) == 1:
                 new_record = set_up(engine, new_record, version + 1, now)
                 action["starts"] = True
             if await self._write(match_id, version, record, new_record, action):

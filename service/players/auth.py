@@ -42,8 +42,8 @@ class Authenticator:
         if token is None:
             return None
         kind = credentials.kind_of(token)
-        if kind == "seat":
-            return token
+        if kind in ("seat", "spectator"):
+            return token  # checked against the match it is used on
         if kind == "player":
             return await self._player(token)
         if kind == "app":

@@ -31,9 +31,10 @@ def derive(
 ) -> dict[str, list[bytes]]:
     """player id -> the feed items version ``version`` (``before`` -> ``after``) means for it,
     for every player bound to a seat before or after (an empty list: nothing to tell)."""
+    invited = _invited(match_id, version, before, after)
     bound = _bound(before, after)
     if not bound:
-        return {}
+        return invited
     if not after.started or (before is not None and not before.started):
         return _lobby(match_id, version, before, after, entry, bound)
     engine = get_engine(after.game)
@@ -73,7 +74,8 @@ def _lobby(
 ) -> dict[str, list[bytes]]:
     """The feed items of a version of a match that waited for players: a player joined or
     left (told to the others seated), the match cancelled (told to everyone seated before),
-    the match started (``match_started``, then whose turn it is, as for a new match)."""
+    the match started (``match_started``, then whose turn it is, as for a new match), a
+    player invited (told to that player)."""
     action = entry.action if entry is not None and isinstance(entry.action, dict) else {}
     kind = action.get("type")
     mover = action.get("player") if kind == "player_joined" else None
@@ -91,6 +93,25 @@ def _lobby(
         if kind == "match_cancelled" and seat != left_seat:
             items.append({**base, "kind": "match_cancelled", "reason": action.get("reason")})
         out[player] = [_compact(item) for item in items] + started.get(player, [])
+    for player, items in _invited(match_id, version, before, after).items():
+        out[player] = out.get(player, []) + items
+    return out
+
+
+def _invited(match_id: str, version: int, before: MatchRecord | None,
+             after: MatchRecord) -> dict[str, list[bytes]]:
+    """``invited`` for each player whose invitation this version added."""
+    known = {i.id for i in before.invites} if before is not None else set()
+    out: dict[str, list[bytes]] = {}
+    for invitation in after.invites:
+        if invitation.player is None or invitation.id in known:
+            continue
+        by = next((p.name for p in after.seat_players
+                   if p is not None and p.player == invitation.by), None)
+        out[invitation.player] = [_compact({
+            "kind": "invited", "matchId": match_id, "version": version, "game": after.game,
+            "seat": invitation.seat, "invitationId": invitation.id, "by": by,
+        })]
     return out
 
 

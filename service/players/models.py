@@ -158,6 +158,20 @@ class MatchCancelledEvent(FeedEventBase):
                         "`expired` (untouched for the waiting time); an open list.")
 
 
+class InvitedEvent(WireModel):
+    """The player was invited to a waiting match: accept with POST
+    /v1/me/invitations/{invitationId}/accept (or see GET /v1/me/invitations)."""
+
+    seq: int = Field(description=FeedEventBase.model_fields["seq"].description)
+    kind: Literal["invited"] = "invited"
+    match_id: str
+    version: int = Field(description="The match version the event comes from.")
+    game: str
+    seat: int | None = Field(description="The seat the invitation is to; null: any open one.")
+    invitation_id: str
+    by: str | None = Field(description="The inviting player's display name (null: the app).")
+
+
 class FeedResetEvent(WireModel):
     """The reader resumed from before what the feed keeps (or from an id it never gave): it
     missed events. Re-read the player's matches, then carry on with the events that follow."""
@@ -168,9 +182,9 @@ class FeedResetEvent(WireModel):
 
 FeedEvent = (
     YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent
-    | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | FeedResetEvent
+    | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | InvitedEvent | FeedResetEvent
 )
 """An event of the player feed; `kind` names it (an open list: ignore kinds you do not
 know)."""
 FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed",
-              "player_joined", "player_left", "match_cancelled")
+              "player_joined", "player_left", "match_cancelled", "invited")

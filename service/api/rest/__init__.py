@@ -14,6 +14,15 @@ from .actions import act
 from .events import match_events
 from .feed import create_feed_ticket, player_events
 from .games import get_game, list_games
+from .invitations import (
+    accept_invitation,
+    create_invitation,
+    decline_invitation,
+    get_invitation,
+    my_invitations,
+    redeem_invitation,
+    revoke_invitation,
+)
 from .matches import get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
 from .players import app_matches, app_player, create_player, me, my_matches, renew_seat_token
@@ -36,6 +45,19 @@ def rest_routes() -> list[Route]:
               name="start_match"),
         Route("/v1/matches/{match_id}/cancel", cancel_match, methods=["POST"],
               name="cancel_match"),
+        Route("/v1/matches/{match_id}/invitations", create_invitation, methods=["POST"],
+              name="create_invitation"),
+        Route("/v1/matches/{match_id}/invitations/{code}", revoke_invitation,
+              methods=["DELETE"], name="revoke_invitation"),
+        Route("/v1/invitations/{code}", get_invitation, methods=["GET"],
+              name="get_invitation"),
+        Route("/v1/invitations/{code}/redeem", redeem_invitation, methods=["POST"],
+              name="redeem_invitation"),
+        Route("/v1/me/invitations", my_invitations, methods=["GET"], name="my_invitations"),
+        Route("/v1/me/invitations/{invitation_id}/accept", accept_invitation,
+              methods=["POST"], name="accept_invitation"),
+        Route("/v1/me/invitations/{invitation_id}/decline", decline_invitation,
+              methods=["POST"], name="decline_invitation"),
         Route("/v1/matches/{match_id}", get_match, methods=["GET"], name="get_match"),
         Route(
             "/v1/matches/{match_id}/legal-moves", legal_moves, methods=["GET"], name="legal_moves"
