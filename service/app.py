@@ -40,6 +40,7 @@ from service.live import (
 )
 from service.lobby import QueueService
 from service.lobby.invitations import InvitationService
+from service.lobby.rematch import Rematch
 from service.lobby.rules import TICKET_SECONDS
 from service.lobby.tables import TableService
 from service.matches import MatchService, live_gauges
@@ -227,6 +228,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     )
     table_service = TableService(player_service, match_service)
     invitation_service = InvitationService(table_service)
+    rematch = Rematch(table_service)
     limits = build_limits(
         settings.limits, the_store,
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
@@ -309,6 +311,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.queue_service = queue_service
     app.state.table_service = table_service
     app.state.invitation_service = invitation_service
+    app.state.rematch = rematch
     app.state.store = the_store
     app.state.settings = settings
     app.state.limits = limits

@@ -69,6 +69,7 @@ CODES: dict[str, tuple[int, str]] = {
     "match_finished": (409, N_("Match finished")),
     "version_conflict": (409, N_("Version conflict")),
     "match_not_started": (409, N_("Match not started")),
+    "match_not_finished": (409, N_("Match not finished")),
     "match_started": (409, N_("Match started")),
     "match_cancelled": (409, N_("Match cancelled")),
     "seat_taken": (409, N_("Seat taken")),

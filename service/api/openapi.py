@@ -19,6 +19,13 @@ from service.api import problem_codes
 from service.catalogue import catalogue_models
 from service.errors import CODES, Problem
 from service.games.base import Engine
+from service.lobby.invitation_models import (
+    InvitationInfo,
+    InvitationOut,
+    InvitationRequest,
+    PlayerInvitationsPage,
+    SpectatorToken,
+)
 from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
 from service.lobby.table_models import (
     LIST_DEFAULT,
@@ -245,6 +252,11 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "JoinRequest": (JoinRequest, "validation"),
         "StartRequest": (StartRequest, "validation"),
         "LobbyPage": (LobbyPage, "serialization"),
+        "InvitationRequest": (InvitationRequest, "validation"),
+        "Invitation": (InvitationOut, "serialization"),
+        "InvitationInfo": (InvitationInfo, "serialization"),
+        "SpectatorToken": (SpectatorToken, "serialization"),
+        "PlayerInvitationsPage": (PlayerInvitationsPage, "serialization"),
         "LivePage": (LivePage, "serialization"),
         "LogPage": (page, "serialization"),
         "StreamPatch": (StreamPatch, "serialization"),
@@ -642,6 +654,7 @@ def _paths() -> dict[str, Any]:
         **_player_paths(),
         **_queue_paths(),
         **_table_paths(),
+        **_invitation_paths(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "security": PUBLIC,
@@ -969,6 +982,14 @@ def _table_paths() -> dict[str, Any]:
             "cancelMatch", "Cancel a waiting match (its creator).",
             "`status: cancelled`, `cancelReason: creator`; every seated player gets "
             "`match_cancelled` in its feed.", security=owner),
+        "/v1/matches/{matchId}/rematch": _table_op(
+            "rematchMatch", "A finished match's rematch.",
+            "A waiting match with the same game, options, visibility, name and labels; the "
+            "seat order rotated (the former seat 1 moves first), bots re-seated, the caller "
+            "seated, every other human seat kept for its former player (`rematch_offered` in "
+            "its feed; it joins). Linked both ways (`rematchOf`, `rematch`); a second call, "
+            "by anyone, answers the same rematch. 409 `match_not_finished` before the end.",
+            security=[*PLAYER_SECURITY, *APP_SECURITY]),
         "/v1/lobby": {"get": {
             "operationId": "listLobby", "summary": "Waiting public matches of the caller's "
             "app.", "tags": ["lobby"],
@@ -982,6 +1003,113 @@ def _table_paths() -> dict[str, Any]:
                 "JoinMatch": {"operationId": "joinMatch",
                               "parameters": {"path.matchId": "$response.body#/items/0/matchId"}},
             }), **_problems(operation="listLobby")},
+        }},
+    }
+
+
+CODE_PARAM = {
+    "name": "code", "in": "path", "required": True,
+    "description": "An invitation code (`ski_…` a seat's, `skv_…` a spectator's).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+}
+INVITATION_ID_PARAM = {
+    "name": "invitationId", "in": "path", "required": True,
+    "description": "The invitation's id (the `invited` feed event, GET /v1/me/invitations).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
+}
+
+
+def _invitation_paths() -> dict[str, Any]:
+    owner = [*PLAYER_SECURITY, *APP_SECURITY]
+    accept_link = {"GetMatch": {"operationId": "getMatch",
+                                "parameters": {"path.matchId": "$response.body#/matchId"}}}
+    return {
+        "/v1/matches/{matchId}/invitations": {"post": {
+            "operationId": "createInvitation", "summary": "Invite a player, or make a code.",
+            "tags": ["lobby"],
+            "description": "`{\"player\": id}` invites that player of the app to a waiting "
+            "match (its feed gets `invited`; it accepts through /v1/me/invitations). Else a "
+            "code: a seat code (`ski_…`, used with joinMatch's `invite`; `uses`, "
+            "`expiresInSeconds`, `seat`) or, with `spectate: true`, a spectator code "
+            "(`skv_…`, any match not cancelled; redeemed for a spectator token). Codes are "
+            "shown once, never seat tokens. A player seated in the match or the app's key "
+            "may invite. docs/lobby.md.",
+            "security": owner,
+            "parameters": [MATCH_ID_PARAM],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/InvitationRequest"}}}},
+            "responses": {"201": _json("Invitation", "Made.", links={
+                "GetInvitation": {"operationId": "getInvitation",
+                                  "parameters": {"path.code": "$response.body#/code"}},
+                "RevokeInvitation": {"operationId": "revokeInvitation", "parameters": {
+                    "path.matchId": "$request.path.matchId",
+                    "path.code": "$response.body#/code"}}}),
+                **_problems(operation="createInvitation")},
+        }},
+        "/v1/matches/{matchId}/invitations/{code}": {"delete": {
+            "operationId": "revokeInvitation", "summary": "Revoke a code or an invitation.",
+            "tags": ["lobby"],
+            "description": "By its code (or a player's invitation by its id): the inviter, "
+            "the match's creator or its app. Later uses: 410 `invite_revoked`.",
+            "security": owner,
+            "parameters": [MATCH_ID_PARAM, CODE_PARAM],
+            "responses": {"200": _json("Invitation", "Revoked."),
+                          **_problems(operation="revokeInvitation")},
+        }},
+        "/v1/invitations/{code}": {"get": {
+            "operationId": "getInvitation", "summary": "What a code invites to.",
+            "tags": ["lobby"],
+            "description": "The code is the credential: no other needed. The match's game, "
+            "seats, name and status -- nothing hidden. 410 `invite_expired`, "
+            "`invite_used_up`, `invite_revoked`; 404 `invite_not_found`.",
+            "security": PUBLIC,
+            "parameters": [CODE_PARAM],
+            "responses": {"200": _json("InvitationInfo", "The invitation."),
+                          **_problems(operation="getInvitation")},
+        }},
+        "/v1/invitations/{code}/redeem": {"post": {
+            "operationId": "redeemInvitation", "summary": "A spectator code for a spectator "
+            "token.", "tags": ["lobby"],
+            "description": "One use of the code: a spectator token (`sks_…`) that reads "
+            "its match (Authorization: Bearer), private or not, and nothing else. A seat "
+            "code: 400 (it is used through joinMatch).",
+            "security": PUBLIC,
+            "parameters": [CODE_PARAM],
+            "responses": {"201": _json("SpectatorToken", "The token (shown once).",
+                                       links=accept_link),
+                          **_problems(operation="redeemInvitation")},
+        }},
+        "/v1/me/invitations": {"get": {
+            "operationId": "listMyInvitations", "summary": "Invitations to the calling "
+            "player, still open.", "tags": ["lobby"],
+            "security": PLAYER_SECURITY,
+            "parameters": [
+                {"name": "cursor", "in": "query", "required": False,
+                 "description": "`nextCursor` of the previous page.",
+                 "schema": {"type": "string", "maxLength": 200}},
+                {"name": "limit", "in": "query", "required": False,
+                 "description": "The most items in the page.",
+                 "schema": {"type": "integer", "minimum": 1, "maximum": MY_MATCHES_MAX,
+                            "default": MY_MATCHES_DEFAULT}}],
+            "responses": {"200": _json("PlayerInvitationsPage", "A page."),
+                          **_problems(operation="listMyInvitations")},
+        }},
+        "/v1/me/invitations/{invitationId}/accept": {"post": {
+            "operationId": "acceptInvitation", "summary": "Accept: take the seat (a join).",
+            "tags": ["lobby"], "description": "As joinMatch with the invitation.",
+            "security": PLAYER_SECURITY,
+            "parameters": [INVITATION_ID_PARAM],
+            "responses": {"200": _json("MatchState", "The match after the join.",
+                                       links=accept_link),
+                          **_problems(operation="acceptInvitation")},
+        }},
+        "/v1/me/invitations/{invitationId}/decline": {"post": {
+            "operationId": "declineInvitation", "summary": "Decline an invitation.",
+            "tags": ["lobby"], "description": "It leaves the player's list for good.",
+            "security": PLAYER_SECURITY,
+            "parameters": [INVITATION_ID_PARAM],
+            "responses": {"200": _json("Invitation", "Declined."),
+                          **_problems(operation="declineInvitation")},
         }},
     }
 

@@ -9,7 +9,8 @@ written before the match write they announce.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from service.errors import ApiError
 from service.identity.callers import Caller, Credential
@@ -34,7 +35,8 @@ class TableService:
 
     async def create_match(
         self, caller: Credential, req: CreateMatchRequest, *,
-        before_write: BeforeWrite | None = None,
+        before_write: BeforeWrite | None = None, match_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> CreateMatchResponse:
         """A new match (``PlayerService.create_match``); a public one is listed first: in
         the lobby when it waits for players, in the live matches when it starts at once."""
@@ -44,7 +46,8 @@ class TableService:
                 await before_write(match_id, record)
             await self.lists.announce(WAITING if record.waiting else ACTIVE, record, match_id)
 
-        return await self.players.create_match(caller, req, before_write=listed_first)
+        return await self.players.create_match(caller, req, before_write=listed_first,
+                                               match_id=match_id, extra=extra)
 
     async def join(self, caller: Credential, match_id: str, req: JoinRequest) -> MatchState:
         member = await self.players.member(caller)

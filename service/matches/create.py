@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from service import games
@@ -69,6 +70,7 @@ class Creation:
         bound: Mapping[int, SeatPlayer] | None = None,
         before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
         creator: str | None = None, match_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> CreateMatchResponse:
         """A new match. ``req.seats`` needs its player and user seats resolved by the caller
         (``bound``: seat -> player, ``service.players``) and ``app``; those seats get a seat
@@ -79,7 +81,8 @@ class Creation:
         never a match missing from its players' lists). ``creator``: the creating player's
         id (None: anonymous or an app key), which may choose the seed of a match it plays
         alone with bots (``seeds.check_chosen_seed``). ``match_id``: the id to create it under
-        (``MatchStorage.create``: the store's ``MatchExists`` when it is taken)."""
+        (``MatchStorage.create``: the store's ``MatchExists`` when it is taken). ``extra``:
+        record fields to set (a rematch's reserved seats and link)."""
         engine = engine_for_new(req.game)
         players, raw_bots = seats_of(req, bound or {})
         if not engine.min_players <= players <= engine.max_players:
@@ -95,7 +98,7 @@ class Creation:
         if open_seats:
             return await self._waiting(
                 req, engine, players, options, bots, open_seats, app=app, bound=bound or {},
-                before_write=before_write, creator=creator, match_id=match_id,
+                before_write=before_write, creator=creator, match_id=match_id, extra=extra,
             )
         salt: bytes | None = None
         if req.seed is not None:
@@ -136,6 +139,7 @@ class Creation:
             creator=creator,
             view_key=invites.new_view_key() if req.visibility == "private" else None,
         )
+        record = replace(record, **(extra or {}))
         match_id = await self.storage.create(record, before_write=before_write,
                                              match_id=match_id)
         self.storage.metrics.match_created(engine.id, record.rules_version)
@@ -153,7 +157,7 @@ class Creation:
         bots: dict[int, str], open_seats: tuple[int, ...], *, app: str | None,
         bound: Mapping[int, SeatPlayer],
         before_write: Callable[[str, MatchRecord], Awaitable[None]] | None,
-        creator: str | None, match_id: str | None,
+        creator: str | None, match_id: str | None, extra: Mapping[str, Any] | None,
     ) -> CreateMatchResponse:
         """A match with open seats: stored without a game (``phase: waiting``) until every
         seat is taken or its creator starts it (``waiting.py``); the seed is drawn then."""
@@ -187,6 +191,7 @@ class Creation:
             chosen_seed=req.seed,
             view_key=invites.new_view_key() if req.visibility == "private" else None,
         )
+        record = replace(record, **(extra or {}))
         match_id = await self.storage.create(record, before_write=before_write,
                                              match_id=match_id)
         self.storage.metrics.match_created(engine.id, record.rules_version)

@@ -295,6 +295,11 @@ class MatchState(WireModel):
         "it), `creator_left`, `expired` (nobody touched it for the waiting time). More may "
         "be added.",
     )
+    rematch_of: str | None = Field(
+        default=None, description="The match this one is a rematch of (POST "
+        "/v1/matches/{matchId}/rematch).")
+    rematch: str | None = Field(
+        default=None, description="This match's rematch, once one was asked for.")
 
 
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}

@@ -31,7 +31,8 @@ def derive(
 ) -> dict[str, list[bytes]]:
     """player id -> the feed items version ``version`` (``before`` -> ``after``) means for it,
     for every player bound to a seat before or after (an empty list: nothing to tell)."""
-    invited = _invited(match_id, version, before, after)
+    invited = _merge(_invited(match_id, version, before, after),
+                     _offered(match_id, version, before, after))
     bound = _bound(before, after)
     if not bound:
         return invited
@@ -93,9 +94,26 @@ def _lobby(
         if kind == "match_cancelled" and seat != left_seat:
             items.append({**base, "kind": "match_cancelled", "reason": action.get("reason")})
         out[player] = [_compact(item) for item in items] + started.get(player, [])
-    for player, items in _invited(match_id, version, before, after).items():
+    return _merge(out, _merge(_invited(match_id, version, before, after),
+                              _offered(match_id, version, before, after)))
+
+
+def _merge(one: dict[str, list[bytes]], two: dict[str, list[bytes]]) -> dict[str, list[bytes]]:
+    out = dict(one)
+    for player, items in two.items():
         out[player] = out.get(player, []) + items
     return out
+
+
+def _offered(match_id: str, version: int, before: MatchRecord | None,
+             after: MatchRecord) -> dict[str, list[bytes]]:
+    """``rematch_offered`` for each former player a new rematch keeps a seat for."""
+    if before is not None or after.rematch_of is None:
+        return {}
+    return {player: [_compact({
+        "kind": "rematch_offered", "matchId": match_id, "version": version,
+        "game": after.game, "seat": seat, "rematchOf": after.rematch_of,
+    })] for seat, player in after.reserved.items()}
 
 
 def _invited(match_id: str, version: int, before: MatchRecord | None,

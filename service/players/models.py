@@ -172,6 +172,19 @@ class InvitedEvent(WireModel):
     by: str | None = Field(description="The inviting player's display name (null: the app).")
 
 
+class RematchOfferedEvent(WireModel):
+    """A rematch of a match the player played keeps a seat for it: take it with POST
+    /v1/matches/{matchId}/join."""
+
+    seq: int = Field(description=FeedEventBase.model_fields["seq"].description)
+    kind: Literal["rematch_offered"] = "rematch_offered"
+    match_id: str = Field(description="The rematch.")
+    version: int = Field(description="The match version the event comes from.")
+    game: str
+    seat: int = Field(description="The seat kept for the player.")
+    rematch_of: str = Field(description="The finished match.")
+
+
 class FeedResetEvent(WireModel):
     """The reader resumed from before what the feed keeps (or from an id it never gave): it
     missed events. Re-read the player's matches, then carry on with the events that follow."""
@@ -182,9 +195,11 @@ class FeedResetEvent(WireModel):
 
 FeedEvent = (
     YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent
-    | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | InvitedEvent | FeedResetEvent
+    | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | InvitedEvent
+    | RematchOfferedEvent | FeedResetEvent
 )
 """An event of the player feed; `kind` names it (an open list: ignore kinds you do not
 know)."""
 FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed",
-              "player_joined", "player_left", "match_cancelled", "invited")
+              "player_joined", "player_left", "match_cancelled", "invited",
+              "rematch_offered")

@@ -9,8 +9,9 @@ and renames a player's seats when the player leaves for good.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from service.errors import ApiError
 from service.i18n import T
@@ -228,11 +229,13 @@ class PlayerService:
     async def create_match(
         self, caller: Credential, req: CreateMatchRequest, *,
         before_write: Callable[[str, MatchRecord], Awaitable[None]] | None = None,
+        match_id: str | None = None, extra: Mapping[str, Any] | None = None,
     ) -> CreateMatchResponse:
         """A new match: anonymous seats (``players`` + ``bots``) as before, or ``seats``
         naming players, an app's users and bots. An app key seats any of its players; a
         player seats itself (and bots). ``before_write(match_id, record)``: run once the id
-        is chosen, before anything is written (the creator's quota)."""
+        is chosen, before anything is written (the creator's quota). ``match_id`` and
+        ``extra``: as ``Creation.create_match`` (a rematch)."""
         app = caller.app if isinstance(caller, Caller) else None
         if req.seats is None:
             return await self.matches.create_match(req, app=app, before_write=before_write)
@@ -267,6 +270,7 @@ class PlayerService:
                     player_key(bound_player.player), MATCHES_INDEX, [entry]))
 
         return await self.matches.create_match(req, app=caller.app, bound=bound,
+                                               match_id=match_id, extra=extra,
                                                before_write=index_first,
                                                creator=caller.player)
 

@@ -32,22 +32,27 @@ MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "str
              "getBoardSvg", "createStreamTicket")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
 BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue", "joinMatch",
-            "startMatch")
+            "startMatch", "createInvitation")
 QUEUE_OPS = ("enqueue", "getQueueTicket", "leaveQueue")
 EVERY = "*"
 """A site any operation reaches (its codes must be in ``EVERY_OPERATION``)."""
 GRAPHQL = "/graphql"
 """The GraphQL endpoint's transport (its codes: ``GRAPHQL_TRANSPORT_CODES``); GraphQL's
 operations answer what their REST twins answer, as union members."""
-TABLE_OPS = ("joinMatch", "leaveMatch", "startMatch", "cancelMatch")
+TABLE_OPS = ("joinMatch", "leaveMatch", "startMatch", "cancelMatch", "rematchMatch")
 """The lobby's writes to a waiting match (``service.matches.waiting``)."""
 LIST_OPS = ("listLobby", "listMatches")
-MATCH_READ = (*MATCH_OPS, "renewSeatToken", *TABLE_OPS, GRAPHQL)
+INVITE_OPS = ("createInvitation", "revokeInvitation", "getInvitation", "redeemInvitation",
+              "listMyInvitations", "acceptInvitation", "declineInvitation")
+"""Invitations (``service.lobby.invitations``)."""
+MATCH_READ = (*MATCH_OPS, "renewSeatToken", *TABLE_OPS, "createInvitation",
+              "revokeInvitation", "acceptInvitation", "declineInvitation", GRAPHQL)
 APP_OPS = ("listAppPlayerMatches", "getAppPlayer", "deleteAppPlayer")
 PLAYER_OPS = ("getMe", "deleteMe", "listMyMatches", *APP_OPS, "renewSeatToken",
               "streamPlayerEvents", "createFeedTicket")
 AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, *QUEUE_OPS, *TABLE_OPS, *LIST_OPS,
-                 GRAPHQL)
+                 "createInvitation", "revokeInvitation", "listMyInvitations",
+                 "acceptInvitation", "declineInvitation", GRAPHQL)
 """Operations that check a bearer credential (a WebSocket's ``connection_init`` too)."""
 """Sites a match read reaches (a WebSocket's ``connection_init`` naming a match reads it)."""
 
@@ -101,17 +106,36 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/tables.py::_once": LIST_OPS,
     "service/api/rest/tables.py::live_matches": ("listMatches",),
     "service/lobby/lists.py::_limit": LIST_OPS,
-    "service/lobby/tables.py::TableService.join": ("joinMatch",),
+
     "service/lobby/tables.py::_app_of": LIST_OPS,
-    "service/players/service.py::PlayerService.member": TABLE_OPS,
+    "service/players/service.py::PlayerService.member": (
+        *TABLE_OPS, "createInvitation", "revokeInvitation", "listMyInvitations",
+        "acceptInvitation", "declineInvitation"),
     "service/matches/waiting.py::Waiting._check_creator": ("startMatch", "cancelMatch"),
-    "service/matches/waiting.py::Waiting.join": ("joinMatch",),
+    "service/matches/waiting.py::Waiting.join": ("joinMatch", "acceptInvitation"),
     "service/matches/waiting.py::Waiting.leave": ("leaveMatch",),
     "service/matches/waiting.py::Waiting.start": ("startMatch",),
     "service/matches/waiting.py::Waiting.cancel": ("cancelMatch",),
-    "service/matches/waiting.py::_cancelled": TABLE_OPS,
-    "service/matches/waiting.py::_started": ("joinMatch", "startMatch", "cancelMatch"),
-    "service/matches/waiting.py::_taken": ("joinMatch",),
+    "service/matches/waiting.py::_cancelled": (*TABLE_OPS, "acceptInvitation"),
+    "service/matches/waiting.py::_started": ("joinMatch", "startMatch", "cancelMatch",
+                                             "acceptInvitation"),
+    "service/matches/waiting.py::_taken": ("joinMatch", "acceptInvitation"),
+    "service/lobby/rematch.py::Rematch.rematch": ("rematchMatch",),
+    "service/lobby/rematch.py::Rematch._link": ("rematchMatch",),
+    # Invitations.
+    "service/lobby/invitations.py::InvitationService._spectate_code": ("createInvitation",),
+    "service/lobby/invitations.py::InvitationService._update": ("createInvitation",
+                                                                "revokeInvitation",
+                                                                "redeemInvitation"),
+    "service/lobby/invitations.py::InvitationService.create": ("createInvitation",),
+    "service/lobby/invitations.py::InvitationService.decline": ("declineInvitation",),
+    "service/lobby/invitations.py::InvitationService.mine": ("listMyInvitations",),
+    "service/lobby/invitations.py::InvitationService.redeem": ("redeemInvitation",),
+    "service/lobby/invitations.py::InvitationService.revoke": ("revokeInvitation",),
+    "service/lobby/invitations.py::_check_open": ("createInvitation",),
+    "service/matches/invites.py::not_found": ("joinMatch", *INVITE_OPS),
+    "service/matches/invites.py::refuse": ("joinMatch", "getInvitation", "redeemInvitation",
+                                           "acceptInvitation", "declineInvitation"),
     "service/matches/play.py::play": ("act",),
     "service/matches/storage.py::busy": (),  # counted where it is called
     "service/matches/storage.py::check_rules": MATCH_READ,  # from MatchStorage.load

@@ -15,6 +15,8 @@ from service.lobby.table_models import JoinRequest, StartRequest
 from service.matches.models import CreateMatchRequest
 from service.matches.records import LogRecord
 
+from tests.players.conftest import toy_module  # noqa: F401 (a fixture)
+
 from .conftest import Clock, Replica
 
 NY = "ny1901"
@@ -219,3 +221,36 @@ async def test_a_stream_opened_while_waiting_follows_joins_and_the_start(
     await asyncio.wait_for(watching, 30)
     assert seen == [(1, "waiting", True), (2, "waiting", True), (3, "waiting", True),
                     (4, "active", False)]
+
+
+async def test_racing_rematches_make_one(replicas: list[Replica], toy_module: None) -> None:
+    from service.lobby.rematch import Rematch
+
+    host = await replicas[0].guest("Host")
+    bob = await replicas[1].guest("Bob")
+    created = await replicas[0].tables.create_match(host, CreateMatchRequest.model_validate({
+        "game": "toy", "options": {"rounds": 1},
+        "seats": [{"player": "me"}, {"open": True}]}))
+    old = created.match_id
+    await replicas[1].tables.join(bob, old, JoinRequest())
+    for _ in range(100):
+        state = await replicas[0].matches.get_state(old, host)
+        if state.status == "finished":
+            break
+        for who in (host, bob):
+            legal = await replicas[0].matches.legal_moves(old, who)
+            if legal.moves:
+                move = legal.moves[0]
+                await replicas[0].matches.act(old, who, move.model_dump(mode="json")
+                                              if hasattr(move, "model_dump") else move,
+                                              None, None)
+    asked = await asyncio.gather(*(Rematch(replicas[i % 3].tables).rematch(
+        host if i % 2 else bob, old) for i in range(6)))
+    assert len({state.match_id for state in asked}) == 1
+    new_id = asked[0].match_id
+    _, record = await replicas[2].matches.load_record(old)
+    assert record.rematch == new_id
+    links = [a for a in await _log(replicas[2], old) if a.get("type") == "rematch"]
+    assert len(links) == 1
+    _, rematch = await replicas[2].matches.load_record(new_id)
+    assert rematch.rematch_of == old and rematch.waiting

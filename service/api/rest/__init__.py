@@ -28,7 +28,15 @@ from .ops import healthz, metrics, openapi, readyz
 from .players import app_matches, app_player, create_player, me, my_matches, renew_seat_token
 from .queue import enqueue, queue_ticket
 from .seats import hand_seat_to_bot
-from .tables import cancel_match, join_match, leave_match, lobby, matches_root, start_match
+from .tables import (
+    cancel_match,
+    join_match,
+    leave_match,
+    lobby,
+    matches_root,
+    rematch_match,
+    start_match,
+)
 from .tickets import create_stream_ticket
 
 
@@ -45,6 +53,8 @@ def rest_routes() -> list[Route]:
               name="start_match"),
         Route("/v1/matches/{match_id}/cancel", cancel_match, methods=["POST"],
               name="cancel_match"),
+        Route("/v1/matches/{match_id}/rematch", rematch_match, methods=["POST"],
+              name="rematch_match"),
         Route("/v1/matches/{match_id}/invitations", create_invitation, methods=["POST"],
               name="create_invitation"),
         Route("/v1/matches/{match_id}/invitations/{code}", revoke_invitation,

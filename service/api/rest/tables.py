@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
 from service.i18n import T
+from service.lobby.rematch import Rematch
 from service.lobby.table_models import JoinRequest, StartRequest
 from service.lobby.tables import TableService
 from service.matches.models import InputModel
@@ -58,6 +59,13 @@ async def start_match(request: Request) -> Response:
 async def cancel_match(request: Request) -> Response:
     caller = await token_of(request)
     state = await tables_of(request).cancel(caller, request.path_params["match_id"])
+    return JSONResponse(state.to_json(), headers=NO_STORE)
+
+
+async def rematch_match(request: Request) -> Response:
+    caller = await token_of(request)
+    rematch: Rematch = request.app.state.rematch
+    state = await rematch.rematch(caller, request.path_params["match_id"])
     return JSONResponse(state.to_json(), headers=NO_STORE)
 
 
