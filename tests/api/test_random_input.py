@@ -115,6 +115,9 @@ def path_parameters(scene: Scene) -> dict[str, st.SearchStrategy[str]]:
         "sub": st.just(scene.player_id) | junk,
         "gameId": st.sampled_from(["toy", "ny1901", "ginkgopolis"]) | junk,
         "ticket": st.sampled_from(["qt_0_0", "qt_" + "a" * 40 + "_x"]) | junk,
+        "code": st.sampled_from([f"ski_{scene.match_ids[1]}." + "a" * 24,
+                                 f"skv_{scene.match_ids[0]}." + "b" * 24, "ski_x"]) | junk,
+        "invitationId": st.sampled_from([f"{scene.match_ids[1]}.abcdefghijkl", "x.y"]) | junk,
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.players.conftest import Guest, Rig, rig, toy_module  # noqa: F401 (fixtures)
+from tests.players.conftest import Guest, Rig, alike, rig, toy_module  # noqa: F401 (fixtures)
 
 NY = "ny1901"
 
@@ -176,6 +176,17 @@ def test_private_matches_are_hidden_from_outsiders(rig: Rig) -> None:  # noqa: F
              "match_not_found")
     _problem(rig.client.post(f"/v1/matches/{match_id}/join", json={"invite": "x"},
                              headers=bob.auth), 404, "invite_not_found")
+    # Whole answers alike (status, headers that matter, body but its request id), for every
+    # read and lobby write an outsider may try.
+    missing_id = "AAAAAAAAAAAAAAAA"
+    for method, path, body in (("GET", "", None), ("GET", "/log", None),
+                               ("GET", "/legal-moves", None), ("POST", "/join", {}),
+                               ("POST", "/leave", None), ("POST", "/start", None),
+                               ("POST", "/cancel", None), ("POST", "/invitations", {}),
+                               ("POST", "/rematch", None)):
+        answers = [rig.client.request(method, f"/v1/matches/{mid}{path}", json=body,
+                                      headers=bob.auth) for mid in (match_id, missing_id)]
+        assert alike(*answers), (path, answers[0].text, answers[1].text)
     # Players of another app cannot see an unlisted one's lobby writes either.
     unlisted = _waiting(rig, host, [{"player": "me"}, {"open": True}])
     stranger = rig.guest("Eve")
