@@ -248,8 +248,8 @@ class InvitationService:
         if match_id is None:
             raise invites.not_found()
         if not code.startswith(invites.SPECTATE_CODE):
-            raise ApiError.of("malformed", "A seat code is used with POST "
-                              "/v1/matches/{matchId}/join {\"invite\": code}.")
+            raise ApiError.of("malformed", "A seat code is used by joining with it: POST "
+                              "/v1/matches/{matchId}/join with the code as `invite`.")
         record = await self._record_of(match_id)
         now = self.storage.now()
         wanted = invites.digest(code)
