@@ -204,3 +204,65 @@ def test_links_lead_to_a_move(toy_game: None) -> None:
     link("createPlayer", "201", "listMyMatches")  # the document says so
     mine = call("listMyMatches", token)
     assert [item["matchId"] for item in mine["items"]] == [match["matchId"]]
+
+
+def test_links_lead_through_the_lobby_to_a_move(toy_game: None) -> None:
+    """Issue 17's chain, through the links the document publishes, every response validated
+    by schemathesis' checks: createMatch (open seats) -> joinMatch (another player) ->
+    startMatch (the creator; the last seat to a bot) -> getLegalMoves -> act."""
+    fresh = make_app(sse_max_seconds=0.5)
+    doc_schema = schemathesis.openapi.from_asgi(
+        "/openapi.json", fresh, config=SchemathesisConfig.from_path(str(CONFIG))
+    )
+    document = doc_schema.raw_schema
+    by_id = {
+        op["operationId"]: (path, method)
+        for path, ops in document["paths"].items()
+        for method, op in ops.items()
+        if isinstance(op, dict) and "operationId" in op
+    }
+
+    def link(source: str, status: str, target: str) -> dict[str, Any]:
+        path, method = by_id[source]
+        links = document["paths"][path][method]["responses"][status]["links"]
+        (found,) = [v for v in links.values() if v["operationId"] == target]
+        return {k.removeprefix("path."): v for k, v in found["parameters"].items()}
+
+    def call(operation_id: str, token: str, *, path_parameters: dict[str, str] | None = None,
+             body: Any = None, status: int = 200) -> Any:
+        path, method = by_id[operation_id]
+        kwargs: dict[str, Any] = {"headers": {"Authorization": f"Bearer {token}"}}
+        if path_parameters:
+            kwargs["path_parameters"] = path_parameters
+        if body is not None:
+            kwargs["body"] = body
+        case = doc_schema[path][method.upper()].Case(**kwargs)
+        response = case.call_and_validate()
+        assert response.status_code == status, response.text
+        return response.json()
+
+    with TestClient(fresh) as client:
+        host, guest = (client.post("/v1/players", json={"name": name}).json()
+                       for name in ("Host", "Guest"))
+    match = call("createMatch", host["token"], status=201, body={
+        "game": "toy", "seats": [{"player": "me"}, {"open": True}, {"open": True}],
+        "visibility": "public"})
+    joined = call("joinMatch", guest["token"],
+                  path_parameters=_resolve(link("createMatch", "201", "joinMatch"), {}, match),
+                  body={})
+    assert joined["status"] == "waiting" and joined["seat"] == 1
+    start_path = _resolve(link("createMatch", "201", "startMatch"), {}, match)
+    started = call("startMatch", host["token"], path_parameters=start_path,
+                   body={"bot": "random"})
+    assert started["status"] == "active" and started["bots"] == {"2": "random"}
+    legal_path = _resolve(link("startMatch", "200", "getLegalMoves"), start_path, started)
+    for who in (host, guest):
+        legal = call("getLegalMoves", who["token"], path_parameters=legal_path)
+        if legal["moves"]:
+            acted = call("act", who["token"], path_parameters=legal_path,
+                         body={"action": legal["moves"][0],
+                               "expectedVersion": legal["version"]})
+            assert acted["version"] == legal["version"] + 1
+            break
+    else:
+        raise AssertionError("nobody could move")
