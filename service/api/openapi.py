@@ -940,8 +940,8 @@ def _table_op(op: str, summary: str, description: str, *, body: str | None = Non
 def _list_params(extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [*extra, {
         "name": "game", "in": "query", "required": False,
-        "description": "Only matches of this game.",
-        "schema": {"type": "string", "minLength": 1, "maxLength": 64}}, {
+        "description": "Only matches of this game (a game id; an unknown one lists nothing).",
+        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}, {
         "name": "players", "in": "query", "required": False,
         "description": "Only matches of this many seats.",
         "schema": {"type": "integer", "minimum": 1, "maximum": 16}}, {

@@ -4,6 +4,7 @@ visibility=public``), all through ``service.lobby.tables.TableService``."""
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
 from starlette.requests import Request
@@ -19,6 +20,7 @@ from service.matches.models import InputModel
 from .http import query_count, read_body, token_of
 from .matches import create_match
 
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 NO_STORE = {"Cache-Control": "no-store"}
 PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
 M = TypeVar("M", bound=InputModel)
@@ -78,7 +80,7 @@ def _once(request: Request, name: str) -> str | None:
 
 def _filters(request: Request) -> dict[str, object]:
     game = _once(request, "game")
-    if game is not None and not (0 < len(game) <= 64 and game.isascii()):
+    if game is not None and GAME_ID.fullmatch(game) is None:
         raise ApiError.of("malformed", "game must be a game id.")
     players = query_count(request, "players")
     if players is not None and not 1 <= players <= 16:

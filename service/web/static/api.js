@@ -87,7 +87,9 @@ export class Api {
   /**
    * Follow the player's feed (/v1/me/events) with an EventSource opened with a feed ticket:
    * calls onEvent(kind, data) for each event (`your_turn`, `match_started`,
-   * `match_finished`, `seat_changed`, `reset`) until `signal` aborts; reopens with a fresh
+   * `match_finished`, `seat_changed`, `reset`, and the lobby's `player_joined`,
+   * `player_left`, `match_cancelled`, `invited`, `rematch_offered`) until `signal` aborts;
+   * reopens with a fresh
    * ticket and `after=<last id>` after any error, like follow().
    */
   followPlayer(token, onEvent, { signal } = {}) {
@@ -96,7 +98,8 @@ export class Api {
     let timer = null;
     let delay = 500;
     let done = false;
-    const kinds = ["your_turn", "match_started", "match_finished", "seat_changed", "reset"];
+    const kinds = ["your_turn", "match_started", "match_finished", "seat_changed", "reset",
+      "player_joined", "player_left", "match_cancelled", "invited", "rematch_offered"];
     const again = () => {
       if (done) return;
       timer = setTimeout(open, delay * (0.5 + Math.random()));
@@ -135,6 +138,53 @@ export class Api {
       }, { once: true });
     }
     open();
+  }
+
+  // ---------------------------------------------------------------- the lobby (docs/lobby.md)
+  /** The public tables waiting for players (the caller's app): {items, nextCursor}. */
+  lobby(token, { game = null, players = null, limit = 20 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (game) query.set("game", game);
+    if (players) query.set("players", String(players));
+    return this.json(`/v1/lobby?${query}`, { token });
+  }
+
+  /** Take a seat: body {} (the lowest free seat), {seat: n} or {invite: code}. */
+  join(matchId, token, body = {}) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/join`, { method: "POST", token, body });
+  }
+
+  /** leave | start | cancel a waiting match (start and cancel: its creator only). */
+  tableAction(matchId, token, what) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/${what}`, { method: "POST", token, body: {} });
+  }
+
+  /** A seat code ({uses}) or a player's invitation; the code is shown once. */
+  invite(matchId, token, body = {}) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/invitations`, { method: "POST", token, body });
+  }
+
+  /** What an invitation code invites to (no credential needed). */
+  invitation(code) {
+    return this.json(`/v1/invitations/${encodeURIComponent(code)}`);
+  }
+
+  rematch(matchId, token) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/rematch`, { method: "POST", token, body: {} });
+  }
+
+  /** Quick match: a ticket {ticket, status, matchId?, seat?}. */
+  enqueue(token, body) {
+    return this.json("/v1/queue", { method: "POST", token, body });
+  }
+
+  /** Long-poll a ticket: answers as soon as it is matched, else after `wait` seconds. */
+  queueTicket(token, ticket, wait, signal) {
+    return this.json(`/v1/queue/${encodeURIComponent(ticket)}?wait=${wait}`, { token, signal });
+  }
+
+  leaveQueue(token, ticket) {
+    return this.json(`/v1/queue/${encodeURIComponent(ticket)}`, { method: "DELETE", token });
   }
 
   state(matchId, token) {

@@ -4,9 +4,12 @@
 // Moves and events are shown in the server's own sentences (legal moves' `texts`, events'
 // `text`) in the language chosen at the top (English, Czech, German; kept in localStorage);
 // describe.js groups the moves and words them only where the server has no sentence.
+// lobby.js: tables that wait for players, the lobby list, quick match, invite links and
+// rematches, for a signed-in guest.
 
 import { Api, ApiProblem, LANGUAGES } from "./api.js";
 import { describe, indexCatalogue, ruleText, ruleWords } from "./describe.js";
+import { Lobby } from "./lobby.js";
 import { Player } from "./player.js";
 
 const LANG_KEY = "skyline:lang";
@@ -24,7 +27,12 @@ function savedLanguage() {
 
 const api = new Api("", savedLanguage());
 const $ = (id) => document.getElementById(id);
-const player = new Player(api, { onOpen: openMine, onChange: showPlayer });
+const player = new Player(api, {
+  onOpen: openMine,
+  onChange: showPlayer,
+  onEvent: feedEvent,
+  onOffer: (offer) => lobby.joinOffer(offer),
+});
 const main = $("main");
 
 const GAME_NAMES = { ny1901: "New York 1901", ginkgopolis: "Ginkgopolis" };
@@ -127,6 +135,7 @@ async function loadCatalogue() {
   select.addEventListener("change", gameChanged);
   $("players").addEventListener("input", renderSeatKinds);
   gameChanged();
+  lobby.gamesLoaded();
 }
 
 function currentGame() {
@@ -270,6 +279,45 @@ async function joinMatch(event) {
   await joinWith(matchId, token);
 }
 
+/** Open a match by its id as the signed-in player (its seat, if it has one), else as a
+ * spectator: a waiting (or cancelled) table opens in the waiting room. A private match the
+ * player does not sit in answers 404, exactly as a match that does not exist. */
+async function openMatch(matchId) {
+  const me = player.me;
+  try {
+    const state = await api.state(matchId, me ? me.token : null);
+    if (state.status === "waiting" || state.status === "cancelled") {
+      if (me) {
+        lobby.enterWaiting(state);
+      } else {
+        showMessage("This table waits for players: choose a name and play as a guest to take a seat.", "info");
+      }
+      return;
+    }
+    await openPlay(state);
+  } catch (error) {
+    showMessage(problemText(error));
+  }
+}
+
+/** A started match (or finished) the signed-in player sits in, or may watch. */
+async function openPlay(state) {
+  const me = player.me;
+  const seated = me && state.seat !== null && state.seat !== undefined;
+  const tokens = seated ? new Map([[state.seat, me.token]]) : new Map();
+  const bots = Object.keys(state.bots || {}).map(Number);
+  if (seated) rememberTokens(state.matchId, state.game, tokens, bots);
+  history.replaceState(null, "", `${location.pathname}#match=${encodeURIComponent(state.matchId)}`);
+  await startSession(state.matchId, state.game, tokens, new Set(bots));
+}
+
+function showPhase(phase) {
+  $("setup").hidden = phase !== "setup";
+  $("waiting").hidden = phase !== "waiting";
+  $("play").hidden = phase !== "play";
+  main.dataset.phase = phase;
+}
+
 async function joinWith(matchId, token) {
   try {
     const state = await api.state(matchId, token || null);
@@ -312,12 +360,12 @@ async function startSession(matchId, game, tokens, bots) {
     state: null, moves: [], texts: [], described: [], components: null, shown: null, preview: null,
     svgCache: new Map(), loggedVersion: 0, finished: false, notes: [],
   });
-  $("setup").hidden = true;
-  $("play").hidden = false;
+  lobby.stopWaiting();
+  showPhase("play");
   $("result").hidden = true;
+  $("rematch-box").hidden = true;
   $("moves-panel").hidden = false;
   $("log").replaceChildren();
-  main.dataset.phase = "play";
   $("play-title").textContent = `${GAME_NAMES[game] || game} · match ${matchId}`;
   document.title = `${GAME_NAMES[game] || game} — Skyline`;
   setBusy(true);
@@ -674,20 +722,39 @@ function finish() {
     el("tfoot", {}, el("tr", {}, el("th", { scope: "row", text: "Total" }),
       ...players.map((p) => el("td", { class: "total", "data-player": p.key, text: String(p.score) })))));
   body.append(table);
+  // A player of this match (its own credential, not a seat token) may ask for a rematch.
+  const me = player.me;
+  const mine = me && [...session.tokens.values()].includes(me.token);
+  $("rematch-box").hidden = !mine;
+  if (mine) {
+    const offered = state.rematch || player.offers().some((o) => o.rematchOf === session.matchId);
+    $("rematch").textContent = offered ? "Join the rematch" : "Rematch";
+    $("rematch-hint").textContent = offered
+      ? "A rematch was asked for: your seat is kept for you."
+      : "The same players, the seat order rotated: the others are offered their seats.";
+  }
   $("result").hidden = false;
   $("result-title").focus();
+}
+
+/** The player feed: lists follow it; a rematch offered for the match on screen says so. */
+function feedEvent(kind, data) {
+  lobby.feedEvent(kind, data);
+  if (kind === "rematch_offered" && session.finished && data.rematchOf === session.matchId) {
+    $("rematch").textContent = "Join the rematch";
+    $("rematch-hint").textContent = "Another player asked for a rematch: your seat is kept for you.";
+  }
 }
 
 function leave() {
   stopFollowing();
   history.replaceState(null, "", location.pathname);
   session.matchId = null;
-  $("play").hidden = true;
-  $("setup").hidden = false;
-  main.dataset.phase = "setup";
+  showPhase("setup");
   clearMessage();
   $("game").focus();
   player.list();
+  lobby.refreshList();
 }
 
 // ------------------------------------------------------------------------------ start
@@ -723,6 +790,7 @@ function showPlayer() {
   $("sign-in-form").hidden = Boolean(me);
   $("signed-in").hidden = !me;
   if (me) $("player-shown").textContent = me.name;
+  lobby.playerChanged();
 }
 
 async function signIn(event) {
@@ -738,12 +806,30 @@ async function signIn(event) {
 
 /** Open one of the player's matches: its token acts for its seat. */
 async function openMine(item) {
+  clearMessage();
+  if (item.status === "waiting" || item.status === "cancelled") {
+    await lobby.openTable(item.matchId);
+    return;
+  }
   const bots = item.players.filter((p) => p.bot).map((p) => p.seat);
   const tokens = new Map([[item.seat, player.me.token]]);
   rememberTokens(item.matchId, item.game, tokens, bots);
   history.replaceState(null, "", `#match=${encodeURIComponent(item.matchId)}`);
   await startSession(item.matchId, item.game, tokens, new Set(bots));
 }
+
+const lobby = new Lobby({
+  api,
+  player,
+  el,
+  showMessage,
+  clearMessage,
+  problemText,
+  games: () => catalogue,
+  gameName: (id) => GAME_NAMES[id] || id,
+  openPlay,
+  showPhase,
+});
 
 async function boot() {
   setupLanguage();
@@ -754,15 +840,23 @@ async function boot() {
   $("create-form").addEventListener("submit", createMatch);
   $("join-form").addEventListener("submit", joinMatch);
   $("leave").addEventListener("click", leave);
+  $("rematch").addEventListener("click", () => lobby.rematch(session.matchId));
+  lobby.setup();
   await loadCatalogue();
+  // An invite link (/play?match=<id>&invite=<code>) or a table's link (/play?match=<id>).
+  const search = new URLSearchParams(location.search);
   const params = new URLSearchParams(location.hash.slice(1));
   const matchId = params.get("match");
-  if (matchId) {
+  if (search.get("invite")) {
+    await lobby.showInvite(search.get("invite"), search.get("match"));
+  } else if (search.get("match")) {
+    await openMatch(search.get("match"));
+  } else if (matchId) {
     const token = params.get("token");
     const saved = recallTokens(matchId);
     if (token) await joinWith(matchId, token);
     else if (saved) await startSession(matchId, saved.game, saved.tokens, saved.bots);
-    else await joinWith(matchId, "");
+    else await openMatch(matchId);
   }
   document.body.dataset.ready = "true";
 }
