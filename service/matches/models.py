@@ -295,6 +295,10 @@ class MatchState(WireModel):
         "it), `creator_left`, `expired` (nobody touched it for the waiting time). More may "
         "be added.",
     )
+    creator_seat: int | None = Field(
+        default=None, description="The seat of the player that created the match (who may "
+        "start or cancel it while it waits); null when an app's key created it or that "
+        "player left.")
     rematch_of: str | None = Field(
         default=None, description="The match this one is a rematch of (POST "
         "/v1/matches/{matchId}/rematch).")

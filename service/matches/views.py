@@ -145,6 +145,8 @@ def table_fields(record: MatchRecord) -> dict[str, Any]:
         "open_seats": record.free_seats() if record.waiting else [],
         "start_version": record.start_version,
         "cancel_reason": record.cancel_reason,
+        "creator_seat": (None if record.creator is None or record.app is None
+                         else record.player_seat(record.app, record.creator)),
         "rematch_of": record.rematch_of,
         "rematch": record.rematch,
     }

@@ -50,7 +50,7 @@ def test_a_waiting_match_fills_and_starts(rig: Rig) -> None:  # noqa: F811
     assert state["seedCommitment"] is None and state["seed"] is None
     assert state["players"][0]["name"] == "Ann" and state["players"][1]["open"] is True
     assert state["name"] == "Ann's table" and state["labels"] == {"tier": "casual"}
-    assert state["visibility"] == "public"
+    assert state["visibility"] == "public" and state["creatorSeat"] == 0
     # No game yet: no moves, no acting.
     assert rig.client.get(f"/v1/matches/{match_id}/legal-moves",
                           headers=host.auth).json()["moves"] == []
