@@ -92,7 +92,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "revokeInvitation": (*_READ, "forbidden", "invite_not_found"),
     "getInvitation": ("invite_not_found", "invite_expired", "invite_used_up",
                       "invite_revoked", "rules_version_retired", "rules_version_unavailable",
-                      "store_unavailable"),
+                      "store_unavailable", "store_full"),
     "redeemInvitation": ("malformed", "invite_not_found", "invite_expired", "invite_used_up",
                          "invite_revoked", "rules_version_retired",
                          "rules_version_unavailable", "busy", "store_unavailable",

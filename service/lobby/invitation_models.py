@@ -18,9 +18,9 @@ InvitationStatus = Literal["valid", "expired", "used_up", "revoked", "declined"]
 
 
 class InvitationRequest(InputModel):
-    """Either ``player`` (invite that player of the app: its feed and
-    ``GET /v1/me/invitations`` show it) or a code (``seat``, ``uses``, ``expiresInSeconds``,
-    ``spectate``)."""
+    """Either `player` (invite that player of the app: its feed and
+    `GET /v1/me/invitations` show it) or a code (`seat`, `uses`, `expiresInSeconds`,
+    `spectate`)."""
 
     player: str | None = Field(default=None, min_length=1, max_length=64,
                                description="The player to invite (its id).")

@@ -93,7 +93,7 @@ class PlayerSeat(InputModel):
 
 
 class OpenSeat(InputModel):
-    """A seat left open for a player to join (``POST /v1/matches/{matchId}/join``): the
+    """A seat left open for a player to join (`POST /v1/matches/{matchId}/join`): the
     match waits (`status: waiting`) until every open seat is taken or its creator starts
     it."""
 

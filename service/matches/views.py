@@ -60,7 +60,7 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
         return held
     if invites.is_spectator_token(token):
         if required:
-            raise ApiError.of("forbidden", "A spectator token reads a match; it plays no seat.")
+            raise no_seat()  # a spectator token reads the match; it plays no seat
         return None
     seat = seats.seat_of(token, record.tokens)
     if seat is None:

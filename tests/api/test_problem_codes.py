@@ -62,9 +62,11 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/actions.py::act": ("act",),
     "service/api/rest/http.py::read_body": BODY_OPS,
     "service/api/rest/http.py::non_negative_int": ("getLog", "streamEvents",
-                                                   "streamPlayerEvents"),
+                                                   "streamPlayerEvents", *LIST_OPS,
+                                                   "listMyInvitations"),
     "service/api/rest/http.py::query_count": ("getLog", "streamEvents", "streamPlayerEvents",
-                                              "listMyMatches", "listAppPlayerMatches"),
+                                              "listMyMatches", "listAppPlayerMatches",
+                                              *LIST_OPS, "listMyInvitations"),
     "service/api/rest/http.py::entity_tags": ("act",),  # If-Match
     "service/api/rest/games.py::rules_version_param": ("getGame",),
     "service/catalogue/documents.py::catalogue_of": ("getGame",),  # GraphQL's `game` too
@@ -91,7 +93,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/act.py::_key_expired": ("act",),
     "service/matches/act.py::Acting._logged": ("act",),
     "service/matches/board.py::board_svg": ("getBoardSvg",),
-    "service/matches/bot_seats.py::bot_seats": ("createMatch", "handSeatToBot"),
+    "service/matches/bot_seats.py::bot_seats": ("createMatch", "handSeatToBot", "startMatch"),
     "service/matches/bot_seats.py::BotSeats.hand_seat_to_bot": ("handSeatToBot",),
     "service/matches/bot_seats.py::BotSeats.act_as_bot": (),  # the bot worker's write path
     "service/matches/create.py::engine_for_new": ("createMatch", "enqueue"),
@@ -116,7 +118,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/waiting.py::Waiting.leave": ("leaveMatch",),
     "service/matches/waiting.py::Waiting.start": ("startMatch",),
     "service/matches/waiting.py::Waiting.cancel": ("cancelMatch",),
-    "service/matches/waiting.py::_cancelled": (*TABLE_OPS, "acceptInvitation"),
+    "service/matches/waiting.py::_cancelled": ("joinMatch", "leaveMatch", "startMatch",
+                                               "cancelMatch", "acceptInvitation"),
     "service/matches/waiting.py::_started": ("joinMatch", "startMatch", "cancelMatch",
                                              "acceptInvitation"),
     "service/matches/waiting.py::_taken": ("joinMatch", "acceptInvitation"),
@@ -133,12 +136,15 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/lobby/invitations.py::InvitationService.redeem": ("redeemInvitation",),
     "service/lobby/invitations.py::InvitationService.revoke": ("revokeInvitation",),
     "service/lobby/invitations.py::_check_open": ("createInvitation",),
-    "service/matches/invites.py::not_found": ("joinMatch", *INVITE_OPS),
+    "service/matches/invites.py::not_found": (
+        "joinMatch", *(op for op in INVITE_OPS
+                       if op not in ("createInvitation", "listMyInvitations"))),
     "service/matches/invites.py::refuse": ("joinMatch", "getInvitation", "redeemInvitation",
                                            "acceptInvitation", "declineInvitation"),
     "service/matches/play.py::play": ("act",),
     "service/matches/storage.py::busy": (),  # counted where it is called
-    "service/matches/storage.py::check_rules": MATCH_READ,  # from MatchStorage.load
+    "service/matches/storage.py::check_rules": (  # from MatchStorage.load
+        *MATCH_READ, "getInvitation", "redeemInvitation"),
     "service/matches/read.py::Reads.log": ("getLog",),  # limit out of 1..200
     "service/matches/storage.py::MatchStorage.create": ("createMatch",),
     "service/matches/storage.py::MatchStorage.load": MATCH_READ,
@@ -158,7 +164,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
     "service/matches/views.py::no_seat": ("act", "handSeatToBot", "createStreamTicket",
-                                          "renewSeatToken"),
+                                          "renewSeatToken", "leaveMatch", "rematchMatch",
+                                          "createInvitation", "revokeInvitation"),
     "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
     "service/matches/tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
     "service/api/rest/tickets.py::stream_seat": ("streamEvents",),
@@ -180,7 +187,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/players/auth.py::_refused": AUTHENTICATED,
     "service/players/directory.py::Directory.sign_in": AUTHENTICATED,
     "service/players/docs.py::Docs.update": AUTHENTICATED,  # a JWT's new name
-    "service/players/docs.py::guard": (*AUTHENTICATED, "createPlayer"),
+    "service/players/docs.py::guard": (*AUTHENTICATED, "createPlayer", "redeemInvitation",
+                                       "getInvitation"),
     "service/api/graphql/context.py::Context.resolve": (GRAPHQL,),
     "service/players/directory.py::Directory.create_guest": ("createPlayer",),
     "service/players/apps.py::Apps.require": ("createPlayer",),
@@ -202,8 +210,10 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/players/service.py::PlayerService.create_match": ("createMatch",),
     "service/players/service.py::_app_caller": APP_OPS,
     "service/players/listing.py::Listing.page": ("listMyMatches", "listAppPlayerMatches"),
-    "service/players/listing.py::check_limit": ("listMyMatches", "listAppPlayerMatches"),
-    "service/players/listing.py::decode_cursor": ("listMyMatches", "listAppPlayerMatches"),
+    "service/players/listing.py::check_limit": ("listMyMatches", "listAppPlayerMatches",
+                                                "listMyInvitations"),
+    "service/players/listing.py::decode_cursor": ("listMyMatches", "listAppPlayerMatches",
+                                                  "listMyInvitations", *LIST_OPS),
     "service/api/rest/players.py::_once": ("listMyMatches", "listAppPlayerMatches"),
     "service/api/rest/players.py::_filters": ("listMyMatches", "listAppPlayerMatches"),
     "service/api/rest/players.py::app_matches": ("listAppPlayerMatches",),
@@ -224,6 +234,11 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/graphql/queue.py::build_queue_mutation.QueueMutation.enqueue.queue": (
         "enqueue",),
     "service/api/graphql/queue.py::QueueQuery.queue_ticket.poll": ("getQueueTicket",),
+    # The lobby's tables in GraphQL (issue 17): as their REST twins.
+    "service/api/graphql/tables.py::_tables": (GRAPHQL,),
+    "service/api/graphql/tables.py::_filters": ("listLobby", "listMatches"),
+    "service/api/graphql/tables.py::build_tables_mutation.TablesMutation.join_match.join": (
+        "joinMatch",),
     "service/api/problem_codes.py::_graphql_member": (),  # renders docs/codes.md
     # Rate limits and quotas (issue 20, item 1): every operation has a budget (the
     # middleware), GraphQL's createMatch and act theirs too; creations a quota.

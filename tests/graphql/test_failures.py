@@ -7,6 +7,7 @@ import pytest
 from service.api.graphql.results import ACT_FAILURES, CREATE_FAILURES, READ_FAILURES
 from service.api.graphql.types.failures import (
     BadRequest,
+    Conflict,
     Forbidden,
     IllegalMove,
     MatchFinished,
@@ -53,6 +54,18 @@ EXPECTED = {
     "player_not_found": NotFound,
     # Issue 17: quick match.
     "ticket_not_found": NotFound,
+    # Issue 17: the lobby's tables (their 409s are Conflict; an invitation's 404 and 410s,
+    # as a retired rules version's 410, NotFound).
+    "seat_taken": Conflict,
+    "already_seated": Conflict,
+    "match_started": Conflict,
+    "match_cancelled": Conflict,
+    "match_not_started": Conflict,
+    "match_not_finished": Conflict,
+    "invite_not_found": NotFound,
+    "invite_expired": NotFound,
+    "invite_used_up": NotFound,
+    "invite_revoked": NotFound,
 }
 
 

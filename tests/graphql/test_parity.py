@@ -49,8 +49,10 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
         event = gql.selection("Event", game)
         options = gql.selection("MatchOptions", game)
         state = f"""matchId game version rulesVersion status seat activeSeats
-                    bots {{ seat kind }} players {{ seat name bot }}
+                    bots {{ seat kind }} players {{ seat name bot open }}
                     options {{ {options} }} seedChosen seedCommitment seed seedSalt
+                    visibility name labels {{ key value }} openSeats startVersion
+                    cancelReason creatorSeat rematchOf rematch
                     view {{ {view} }}
                     result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners
                              opponents {{ name score rank breakdown {{ rule points }} }} }}"""
@@ -59,7 +61,7 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
           legalMoves(matchId: $id) {{ ... on LegalMoves {{ matchId version seat
                                                           moves {{ {move} }} texts }} }}
           log(matchId: $id) {{ ... on LogPage {{ matchId latestVersion nextAfter
-            players {{ seat name bot }}
+            players {{ seat name bot open }}
             entries {{ version seat action {{ {move} }} events {{ {event} }} }} }} }}
         }}"""
         act = """mutation($id: ID!, $action: ActionInput!) {
@@ -91,6 +93,9 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
             # The seed: a number in REST, a decimal string in GraphQL (beyond a 32-bit Int).
             if rest_state["seed"] is not None:
                 rest_state["seed"] = str(rest_state["seed"])
+            # Labels: a map in REST, a list of {key, value} sorted by key in GraphQL.
+            rest_state["labels"] = [{"key": k, "value": v}
+                                    for k, v in sorted(rest_state["labels"].items())]
             assert normal(data["match"]) == normal(rest_state)
             rest_moves = http.get(f"{base}/legal-moves", headers=headers).json()
             assert normal(data["legalMoves"]) == normal(rest_moves)

@@ -14,7 +14,6 @@ from service.identity.callers import Caller
 from service.lobby.table_models import JoinRequest, StartRequest
 from service.matches.models import CreateMatchRequest
 from service.matches.records import LogRecord
-
 from tests.players.conftest import toy_module  # noqa: F401 (a fixture)
 
 from .conftest import Clock, Replica
@@ -94,14 +93,14 @@ async def test_start_and_join_race_never_both(replicas: list[Replica]) -> None:
         match_id = await _waiting(replicas[0], host, 2)
         joiner = await replicas[1].guest(f"J{round_}")
 
-        async def start() -> str:
+        async def start(match_id: str = match_id) -> str:
             try:
                 await replicas[2].tables.start(host, match_id, StartRequest(bot="random"))
                 return "started"
             except ApiError as error:
                 return error.code
 
-        async def join() -> str:
+        async def join(match_id: str = match_id, joiner: Caller = joiner) -> str:
             try:
                 await replicas[1].tables.join(joiner, match_id, JoinRequest(seat=1))
                 return "joined"
@@ -223,7 +222,9 @@ async def test_a_stream_opened_while_waiting_follows_joins_and_the_start(
                     (4, "active", False)]
 
 
-async def test_racing_rematches_make_one(replicas: list[Replica], toy_module: None) -> None:
+async def test_racing_rematches_make_one(
+    replicas: list[Replica], toy_module: None,  # noqa: F811 (the fixture)
+) -> None:
     from service.lobby.rematch import Rematch
 
     host = await replicas[0].guest("Host")

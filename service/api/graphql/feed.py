@@ -33,7 +33,8 @@ class YourTurn(PlayerEvent):
 
 
 @strawberry.type(name="MatchStartedEvent",
-                 description="A match the player sits in was created.")
+                 description="A match the player sits in was created, or a match it joined "
+                 "started (its game set up).")
 class MatchStarted(PlayerEvent):
     pass
 
@@ -43,6 +44,31 @@ class MatchStarted(PlayerEvent):
                  "renamed (`change`: to_bot, token_renewed, renamed; an open list).")
 class SeatChanged(PlayerEvent):
     change: str
+
+
+@strawberry.type(name="PlayerJoinedEvent",
+                 description="Another player took an open seat of a waiting match the player "
+                 "sits in.")
+class PlayerJoined(PlayerEvent):
+    player_seat: int = strawberry.field(description="The seat the other player took.")
+    player_name: str = strawberry.field(description="The other player's display name.")
+
+
+@strawberry.type(name="PlayerLeftEvent",
+                 description="Another player left a waiting match the player sits in: its "
+                 "seat is open again.")
+class PlayerLeft(PlayerEvent):
+    player_seat: int = strawberry.field(description="The seat that is open again.")
+
+
+@strawberry.type(name="MatchCancelledEvent",
+                 description="A waiting match the player sat in was cancelled before it "
+                 "started.")
+class MatchCancelled(PlayerEvent):
+    reason: str = strawberry.field(
+        description="`creator` (its creator cancelled it), `creator_left`, `expired` "
+        "(untouched for the waiting time); an open list."
+    )
 
 
 @strawberry.type(description="The reader resumed from before what the feed keeps: re-read "
@@ -61,7 +87,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
 
     reset_type = strawberry.type(FeedReset_, name="FeedResetEvent")
     update = result_union(
-        "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged, reset_type,
+        "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged,
+                                        PlayerJoined, PlayerLeft, MatchCancelled, reset_type,
                                         *PLAYER_FAILURES),
         "A feed event, or why the stream ended.",
     )
@@ -77,6 +104,13 @@ def build_feed_subscription(games: GameTypes) -> Any:
             return MatchStarted(**common)
         if kind == "seat_changed":
             return SeatChanged(**common, change=raw["change"])
+        if kind == "player_joined":
+            return PlayerJoined(**common, player_seat=raw["playerSeat"],
+                                player_name=raw["playerName"])
+        if kind == "player_left":
+            return PlayerLeft(**common, player_seat=raw["playerSeat"])
+        if kind == "match_cancelled":
+            return MatchCancelled(**common, reason=raw["reason"])
         if kind == "match_finished":
             from service.games.base import Result
 
@@ -89,7 +123,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
     class FeedSubscription:
         @strawberry.subscription(
             description="Everything that concerns the calling player across all its matches "
-            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`), each once, in "
+            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`; in a waiting "
+            "match `player_joined`, `player_left`, `match_cancelled`), each once, in "
             "version order per match. `after`: resume after that event number (a `FeedReset` "
             "first when it is older than the feed keeps). Authenticate in connection_init "
             "with the player token or the app's JWT."

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from strawberry.scalars import JSON
 
 from service.errors import ApiError
+from service.lobby.tables import TableService
 from service.matches.models import CreateMatchRequest
 
 from ..rate_limits import charge, creation_quota, limits_of
@@ -30,8 +31,17 @@ from .results import (
     answer,
     result_union,
 )
+from .tables import build_tables_mutation
 from .types.games import GameTypes, MalformedInput
-from .types.match import BotKind, BotSeatInput, MatchCreated, MatchTypes, SeatInput
+from .types.match import (
+    BotKind,
+    BotSeatInput,
+    LabelInput,
+    MatchCreated,
+    MatchTypes,
+    SeatInput,
+    Visibility,
+)
 from .types.tickets import StreamTicketType
 
 
@@ -41,11 +51,13 @@ def _validation_message(error: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def _seat(seat: SeatInput) -> dict[str, str]:
+def _seat(seat: SeatInput) -> dict[str, Any]:
     if seat.player not in (None, strawberry.UNSET):
         return {"player": str(seat.player)}
     if seat.user not in (None, strawberry.UNSET):
         return {"user": str(seat.user)}
+    if seat.open not in (None, strawberry.UNSET):
+        return {"open": seat.open}  # false is refused by the request model
     assert isinstance(seat.bot, BotKind)
     return {"bot": seat.bot.value}
 
@@ -68,14 +80,20 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     action_input = games.action_input
     options_input = games.options_input
     QueueMutation = build_queue_mutation(games)
+    TablesMutation = build_tables_mutation(types)
 
     @strawberry.type(description="Writes.")
-    class Mutation(PlayerMutation, QueueMutation):  # type: ignore[valid-type,misc]
+    class Mutation(
+        PlayerMutation, QueueMutation, TablesMutation,  # type: ignore[valid-type,misc]
+    ):
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "
             "human seat, shown only once: keep them. With `seats` (instead of `players` and "
             "`bots`), the app's key seats its players and users, a player credential the "
-            "player itself; those seats get no token (the player's credential acts for them)."
+            "player itself (`player: \"me\"`); those seats get no token (the player's "
+            "credential acts for them). With an open seat (`{open: true}`) the match waits "
+            "for players (`status: waiting`; joinMatch, docs/lobby.md); a `public` one is "
+            "listed in the lobby."
         )
         async def create_match(
             self,
@@ -107,11 +125,30 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     "(`{ny1901: {expert: true}}`); omitted: every default."
                 ),
             ] = strawberry.UNSET,
+            visibility: Annotated[
+                Visibility | None,
+                strawberry.argument(description="Who may find and read the match; omitted: "
+                                    "`unlisted`."),
+            ] = strawberry.UNSET,
+            name: Annotated[
+                str | None,
+                strawberry.argument(description=CreateMatchRequest.model_fields["name"]
+                                    .description),
+            ] = strawberry.UNSET,
+            labels: Annotated[
+                list[LabelInput] | None,
+                strawberry.argument(description="App-defined labels (at most 16, each key "
+                                    "once; keys 1-32 characters, values at most 128), shown "
+                                    "in lists and states; not game data."),
+            ] = strawberry.UNSET,
         ) -> create_result:  # type: ignore[valid-type]
             fields: dict[str, Any] = {"game": game}
-            for name, value in (("options", options), ("seed", seed), ("players", players)):
+            for key, value in (("options", options), ("seed", seed), ("players", players),
+                               ("name", name)):
                 if value is not strawberry.UNSET and value is not None:
-                    fields[name] = value
+                    fields[key] = value
+            if visibility is not strawberry.UNSET and visibility is not None:
+                fields["visibility"] = visibility.value
 
             async def create() -> Any:
                 if game_options is not strawberry.UNSET and game_options is not None:
@@ -133,6 +170,10 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     fields["bots"] = {str(b.seat): b.kind.value for b in bots}
                 if seats is not strawberry.UNSET and seats is not None:
                     fields["seats"] = [_seat(s) for s in seats]
+                if labels is not strawberry.UNSET and labels is not None:
+                    fields["labels"] = {label.key: label.value for label in labels}
+                    if len(fields["labels"]) != len(labels):
+                        raise ApiError.of("malformed", "labels: name each key once.")
                 try:
                     request = CreateMatchRequest.model_validate(fields)
                 except ValidationError as error:
@@ -146,7 +187,13 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                     return await ctx.service.create_match(request, before_write=quota)
                 caller = ctx.credentials()
                 quota = creation_quota(limits, caller, ctx.request.scope)
-                return await players_service.create_match(caller, request, before_write=quota)
+                tables: TableService | None = getattr(ctx.request.app.state, "table_service",
+                                                      None)
+                if tables is None:
+                    return await players_service.create_match(caller, request,
+                                                              before_write=quota)
+                # A public match is listed in the lobby (or the live list) first.
+                return await tables.create_match(caller, request, before_write=quota)
 
             return await answer(CREATE_FAILURES, create, MatchCreated.from_model,
                                 info.context.lang)

@@ -11,6 +11,7 @@ from .context import Info
 from .players import PlayerQuery
 from .queue import QueueQuery
 from .results import READ_FAILURES, answer, result_union
+from .tables import build_tables_query
 from .types.match import Game, MatchTypes
 
 
@@ -25,12 +26,13 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
     log_result = result_union(
         "LogResult", types.log_page, READ_FAILURES, "The match history the caller may see."
     )
+    TablesQuery = build_tables_query(types)
 
     @strawberry.type(description="Reads. Send `Authorization: Bearer <seat token>` to read "
                      "as a seat; without it you are a spectator and see public information. "
                      "Texts and messages come in the request's language (`Accept-Language` "
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
-    class Query(PlayerQuery, QueueQuery):
+    class Query(PlayerQuery, QueueQuery, TablesQuery):  # type: ignore[valid-type,misc]
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
             return [Game.from_model(g) for g in await info.context.service.catalogue()]

@@ -16,6 +16,7 @@ from service.i18n import DEFAULT_LANGUAGE, Lang
 from .convert import MalformedInput
 from .types.failures import (
     BadRequest,
+    Conflict,
     Forbidden,
     IllegalMove,
     MatchFinished,
@@ -33,15 +34,21 @@ T = TypeVar("T")
 READ_FAILURES: tuple[type, ...] = (NotFound, Unauthorized, BadRequest, Unavailable)
 CREATE_FAILURES: tuple[type, ...] = (Unauthorized, Forbidden, NotFound, BadRequest, Unavailable)
 HAND_FAILURES: tuple[type, ...] = (
-    MatchFinished, Unauthorized, Forbidden, NotFound, BadRequest, Unavailable
+    MatchFinished, Conflict, Unauthorized, Forbidden, NotFound, BadRequest, Unavailable
 )
 PLAYER_FAILURES: tuple[type, ...] = (Unauthorized, Forbidden, NotFound, BadRequest, Unavailable)
-"""The player operations (``players.py``) and writes that need a seat (tickets)."""
+"""The player operations (``players.py``) and writes that need a seat (tickets); the
+lobby's lists (``tables.py``)."""
+TABLE_FAILURES: tuple[type, ...] = (
+    Conflict, Unauthorized, Forbidden, NotFound, BadRequest, Unavailable
+)
+"""The writes of a waiting match (``tables.py``): join, leave, start, cancel."""
 ACT_FAILURES: tuple[type, ...] = (
     VersionConflict,
     IllegalMove,
     NotYourTurn,
     MatchFinished,
+    Conflict,
     Unauthorized,
     Forbidden,
     NotFound,

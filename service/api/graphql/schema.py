@@ -55,6 +55,8 @@ RESERVED_NAMES = (
     "MatchResult", "LegalMovesResult", "LogResult", "CreateMatchResult", "ActResult",
     "MatchUpdate", "Problem", "NoGame", "StreamTicket", "CreateStreamTicketResult",
     "JSON", "ID", "String", "Int", "Float", "Boolean",
+    "Visibility", "Label", "LabelInput", "LobbyEntry", "LiveEntry", "LobbyPage", "LivePage",
+    "LobbyResult", "LiveMatchesResult", "TableResult",
     RESULT_NAME,
     *(kind.__name__ for kind in FAILURES),
 )

@@ -28,8 +28,9 @@ class Problem:
 
 
 @strawberry.type(
-    description="No match with that id (never created, or expired); for the game query: no "
-    "such game, or no such rules version of it."
+    description="No match with that id (never created, or expired; a private match to an "
+    "outsider); for the game query: no such game, or no such rules version of it; for an "
+    "invitation: none, or it expired, was used up or revoked (`code` says which)."
 )
 class NotFound(Problem):
     pass
@@ -73,6 +74,15 @@ class IllegalMove(Problem):
 
 
 @strawberry.type(
+    description="The match is not in a state that allows this, or the seat is not free: "
+    "`code` says which (seat_taken, already_seated, match_started, match_cancelled, "
+    "match_not_started). Reload the match before trying again."
+)
+class Conflict(Problem):
+    pass
+
+
+@strawberry.type(
     description="The request is invalid (`code`: malformed, unknown_game, bad_options, "
     "bad_player_count, bad_bots, idempotency_key_reused, ...)."
 )
@@ -93,6 +103,7 @@ FAILURES: tuple[type, ...] = (
     MatchFinished,
     VersionConflict,
     IllegalMove,
+    Conflict,
     BadRequest,
     Unavailable,
 )
@@ -108,6 +119,17 @@ _BY_CODE: dict[str, type] = {
     "guests_disabled": Forbidden,
     "player_not_found": NotFound,
     "ticket_not_found": NotFound,
+    # Lobby tables (issue 17): a waiting match's state, and its seats.
+    "invite_not_found": NotFound,
+    "invite_expired": NotFound,  # 410, as rules_version_retired
+    "invite_used_up": NotFound,
+    "invite_revoked": NotFound,
+    "seat_taken": Conflict,
+    "already_seated": Conflict,
+    "match_started": Conflict,
+    "match_cancelled": Conflict,
+    "match_not_started": Conflict,
+    "match_not_finished": Conflict,
     # Bearer credentials (issue 16): every refusal of one is Unauthorized, its code says why.
     "credential_revoked": Unauthorized,
     "malformed_token": Unauthorized,

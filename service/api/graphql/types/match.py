@@ -24,10 +24,40 @@ from .events import Event
 from .games import GameTypes
 
 
-@strawberry.enum(description="Whether the match still takes moves.")
+@strawberry.enum(
+    description="`waiting`: open seats, no game yet; `active`: being played; `finished`; "
+    "`cancelled`: it never started. More may be added: treat an unknown one as not playable."
+)
 class MatchStatus(Enum):
+    waiting = "waiting"
     active = "active"
     finished = "finished"
+    cancelled = "cancelled"
+
+
+@strawberry.enum(description=models.VISIBILITY_DESCRIPTION)
+class Visibility(Enum):
+    public = "public"
+    unlisted = "unlisted"
+    private = "private"
+
+
+@strawberry.type(description="One app-defined label of a match (GraphQL has no maps).")
+class Label:
+    key: str
+    value: str
+
+
+@strawberry.input(description="One app-defined label of a new match: keys 1-32 characters, "
+                  "values at most 128, at most 16 labels, each key once.")
+class LabelInput:
+    key: str
+    value: str
+
+
+def labels_of(labels: dict[str, str]) -> list[Label]:
+    """A match's labels as a list, sorted by key (the same labels, the same list)."""
+    return [Label(key=key, value=labels[key]) for key in sorted(labels)]
 
 
 @strawberry.enum(description="A built-in computer player.")
@@ -50,22 +80,32 @@ class SeatHolder:
         description="The player's display name; null for an anonymous seat and for a bot."
     )
     bot: BotKind | None = strawberry.field(description="The bot playing the seat, if any.")
+    open: bool = strawberry.field(
+        description="True for an open seat nobody has taken yet (a waiting match): join it "
+        "with joinMatch."
+    )
 
 
 def seat_holder(holder: models.SeatHolder) -> SeatHolder:
     return SeatHolder(seat=holder.seat, name=holder.name,
-                      bot=None if holder.bot is None else BotKind(holder.bot))
+                      bot=None if holder.bot is None else BotKind(holder.bot),
+                      open=holder.open)
 
 
 @strawberry.input(
     one_of=True,
-    description="One seat of a new match: a player of the caller's app, one of the app's "
-    "users (by its user id), or a bot.",
+    description="One seat of a new match: a player of the caller's app (`me`: the caller), "
+    "one of the app's users (by its user id), a bot, or an open seat (`open: true`: the "
+    "match waits for a player to join it).",
 )
 class SeatInput:
     player: strawberry.ID | None = strawberry.UNSET
     user: str | None = strawberry.UNSET
     bot: BotKind | None = strawberry.UNSET
+    open: bool | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="Always true: a seat left open for a player to join (joinMatch).",
+    )
 
 
 @strawberry.input(description="A bot seat of a new match.")
@@ -142,10 +182,14 @@ class MatchTypes:
     from_legal_moves: Any
     from_act: Any
     from_log: Any
+    options: Any
+    """The ``MatchOptions`` union (the annotation)."""
+    match_options: Any
+    """A match's (or a list entry's) wire options as a ``MatchOptions`` member, or None."""
 
 
 def build_match_types(games: GameTypes) -> MatchTypes:
-    view_type = games.view.annotation
+    view_type = Optional(games.view.annotation)
     move_type = games.move.annotation
     result_type = Optional(games.result.annotation)
     assert games.options is not None
@@ -170,7 +214,8 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             description="Seats played by bots, and which bot."
         )
         view: view_type = strawberry.field(  # type: ignore[valid-type]
-            description="What the caller may see: the View type of the match's game."
+            description="What the caller may see: the View type of the match's game; null "
+            "while the match waits for players and once it is cancelled."
         )
         result: result_type = strawberry.field(  # type: ignore[valid-type]
             description="Final scores once the match is finished."
@@ -197,6 +242,33 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         )
         seed_salt: str | None = strawberry.field(
             description=models.MatchState.model_fields["seed_salt"].description
+        )
+        visibility: Visibility = strawberry.field(
+            description=models.MatchState.model_fields["visibility"].description
+        )
+        name: str | None = strawberry.field(
+            description=models.MatchState.model_fields["name"].description
+        )
+        labels: list[Label] = strawberry.field(
+            description="The app-defined labels given at creation, sorted by key."
+        )
+        open_seats: list[int] = strawberry.field(
+            description=models.MatchState.model_fields["open_seats"].description
+        )
+        start_version: int = strawberry.field(
+            description=models.MatchState.model_fields["start_version"].description
+        )
+        cancel_reason: str | None = strawberry.field(
+            description=models.MatchState.model_fields["cancel_reason"].description
+        )
+        creator_seat: int | None = strawberry.field(
+            description=models.MatchState.model_fields["creator_seat"].description
+        )
+        rematch_of: strawberry.ID | None = strawberry.field(
+            description=models.MatchState.model_fields["rematch_of"].description
+        )
+        rematch: strawberry.ID | None = strawberry.field(
+            description=models.MatchState.model_fields["rematch"].description
         )
 
     @strawberry.type(description="The caller's legal moves at one version.")
@@ -258,15 +330,22 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             seat=state.seat,
             active_seats=list(state.active_seats),
             bots=[BotSeat(seat=int(s), kind=BotKind(k)) for s, k in state.bots.items()],
-            view=games.view.convert(state.view),
+            view=None if state.view is None else games.view.convert(state.view),
             result=None if state.result is None else games.result.convert(state.result),
             players=[seat_holder(h) for h in state.players],
             options=match_options(state), seed_chosen=state.seed_chosen,
             seed_commitment=state.seed_commitment,
             seed=None if state.seed is None else str(state.seed), seed_salt=state.seed_salt,
+            visibility=Visibility(state.visibility), name=state.name,
+            labels=labels_of(state.labels), open_seats=list(state.open_seats),
+            start_version=state.start_version, cancel_reason=state.cancel_reason,
+            creator_seat=state.creator_seat,
+            rematch_of=None if state.rematch_of is None else strawberry.ID(state.rematch_of),
+            rematch=None if state.rematch is None else strawberry.ID(state.rematch),
         )
 
-    def match_options(state: models.MatchState) -> Any:
+    def match_options(state: Any) -> Any:
+        """The typed options of a match (a ``MatchState``, or a lobby list's entry)."""
         if state.options is None:
             return None
         engine: Any = get_engine(state.game)
@@ -307,4 +386,5 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         state=MatchState, legal_moves=LegalMoves, accepted=ActionAccepted,
         log_entry=LogEntry, log_page=LogPage, from_state=from_state,
         from_legal_moves=from_legal_moves, from_act=from_act, from_log=from_log,
+        options=options_type, match_options=match_options,
     )

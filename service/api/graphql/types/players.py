@@ -9,13 +9,15 @@ import strawberry
 
 from service.players import models
 
-from .match import SeatHolder, SeatToken, seat_holder
+from .match import Label, SeatHolder, SeatToken, Visibility, labels_of, seat_holder
 
 
 @strawberry.enum(description="Filter on a match's status.")
 class MatchStatusFilter(Enum):
+    WAITING = "waiting"
     ACTIVE = "active"
     FINISHED = "finished"
+    CANCELLED = "cancelled"
 
 
 @strawberry.type(name="Player", description="A player: its id, display name and app.")
@@ -64,7 +66,10 @@ class PlayerDeleted:
 class MyMatch:
     match_id: strawberry.ID
     game: str
-    status: str = strawberry.field(description="active or finished.")
+    status: str = strawberry.field(
+        description="waiting, active, finished or cancelled (as MatchState.status; an open "
+        "list)."
+    )
     seat: int = strawberry.field(description="The player's seat.")
     players: list[SeatHolder]
     active_seats: list[int]
@@ -78,6 +83,13 @@ class MyMatch:
     seed_chosen: bool = strawberry.field(
         description=models.MyMatch.model_fields["seed_chosen"].description
     )
+    visibility: Visibility = strawberry.field(
+        description=models.MyMatch.model_fields["visibility"].description
+    )
+    name: str | None = strawberry.field(
+        description=models.MyMatch.model_fields["name"].description
+    )
+    labels: list[Label] = strawberry.field(description="The match's labels, sorted by key.")
 
 
 @strawberry.type(description=models.MyMatchesPage.__doc__ or "A page of the player's matches.")
@@ -102,7 +114,8 @@ class MyMatchesPage:
                     active_seats=list(item.active_seats), your_turn=item.your_turn,
                     version=item.version, created_at=str(raw["createdAt"]),
                     updated_at=str(raw["updatedAt"]), url=item.url,
-                    seed_chosen=item.seed_chosen,
+                    seed_chosen=item.seed_chosen, visibility=Visibility(item.visibility),
+                    name=item.name, labels=labels_of(item.labels),
                 )
                 for item, raw in zip(page.items, items, strict=True)
             ],

@@ -1,0 +1,286 @@
+"""The lobby's tables in GraphQL: matches that wait for players, as REST's
+``/v1/matches/{id}/join|leave|start|cancel``, ``GET /v1/lobby`` and ``GET /v1/matches?
+status=active&visibility=public``, on the same ``TableService`` (``service.lobby.tables``):
+``lobby`` and ``liveMatches`` (queries), ``joinMatch``, ``leaveMatch``, ``startMatch`` and
+``cancelMatch`` (mutations, answering the match as the caller sees it). Built per schema:
+the entries' options and the states are the engines' types. The Query and Mutation types
+inherit these fields (``queries.py``, ``mutations.py``)."""
+
+from typing import Any
+
+import strawberry
+from pydantic import ValidationError
+
+from service.errors import ApiError
+from service.lobby import table_models as models
+from service.lobby.tables import TableService
+
+from ..rate_limits import charge, limits_of
+from .context import Context, Info
+from .results import PLAYER_FAILURES, TABLE_FAILURES, answer, result_union
+from .types.match import BotKind, Label, MatchTypes, SeatHolder, labels_of, seat_holder
+
+
+def _tables(ctx: Context) -> TableService:
+    tables: TableService | None = getattr(ctx.request.app.state, "table_service", None)
+    if tables is None:
+        raise ApiError.of("unauthorized", "The lobby is not served here.")
+    return tables
+
+
+def _filters(game: str | None, players: int | None, cursor: str | None,
+             limit: int | None) -> dict[str, Any]:
+    """The list filters, checked as REST checks its query parameters."""
+    if game is not None and not (0 < len(game) <= 64 and game.isascii()):
+        raise ApiError.of("malformed", "game must be a game id.")
+    if players is not None and not 1 <= players <= 16:
+        raise ApiError.of("malformed", "players must be 1 to 16.")
+    return {"game": game, "players": players, "cursor": cursor, "limit": limit}
+
+
+def build_tables_query(types: MatchTypes) -> type:
+    """``lobby`` and ``liveMatches``; their entries' ``options`` are the typed
+    ``MatchOptions``, as ``MatchState.options``."""
+    options_type = types.options
+    entry = models.LobbyEntry.model_fields
+    live = models.LiveEntry.model_fields
+
+    @strawberry.type(description="A waiting public match, as everyone may see it (REST's "
+                     "LobbyEntry): no seed, no hands, no tokens.")
+    class LobbyEntry:
+        match_id: strawberry.ID
+        game: str
+        version: int
+        rules_version: int = strawberry.field(description=entry["rules_version"].description)
+        players: int = strawberry.field(description=entry["players"].description)
+        seats: list[SeatHolder] = strawberry.field(description=entry["seats"].description)
+        open_seats: list[int] = strawberry.field(description=entry["open_seats"].description)
+        options: options_type = strawberry.field(  # type: ignore[valid-type]
+            description="The game's options it was created with, every default filled in; "
+            "null: every default."
+        )
+        name: str | None = strawberry.field(description=entry["name"].description)
+        labels: list[Label] = strawberry.field(
+            description="The app-defined labels given at creation, sorted by key."
+        )
+        seed_chosen: bool = strawberry.field(description=entry["seed_chosen"].description)
+        created_at: str = strawberry.field(description="RFC 3339, UTC.")
+        age_seconds: int = strawberry.field(description=entry["age_seconds"].description)
+
+    @strawberry.type(description="An active public match, to spectate (REST's LiveEntry).")
+    class LiveEntry:
+        match_id: strawberry.ID
+        game: str
+        version: int
+        rules_version: int
+        players: int = strawberry.field(description=live["players"].description)
+        seats: list[SeatHolder] = strawberry.field(description=live["seats"].description)
+        active_seats: list[int] = strawberry.field(description=live["active_seats"].description)
+        options: options_type = strawberry.field(  # type: ignore[valid-type]
+            description="The game's options it was created with, every default filled in; "
+            "null: every default."
+        )
+        name: str | None
+        labels: list[Label] = strawberry.field(
+            description="The app-defined labels given at creation, sorted by key."
+        )
+        seed_chosen: bool
+        created_at: str = strawberry.field(description="RFC 3339, UTC.")
+        updated_at: str = strawberry.field(description=live["updated_at"].description)
+
+    @strawberry.type(description="A page of the lobby: waiting public matches.")
+    class LobbyPage:
+        items: list[LobbyEntry] = strawberry.field(
+            description=models.LobbyPage.model_fields["items"].description
+        )
+        next_cursor: str | None = strawberry.field(
+            description=models.LobbyPage.model_fields["next_cursor"].description
+        )
+
+    @strawberry.type(description="A page of the live public matches.")
+    class LivePage:
+        items: list[LiveEntry] = strawberry.field(
+            description=models.LivePage.model_fields["items"].description
+        )
+        next_cursor: str | None = strawberry.field(
+            description=models.LivePage.model_fields["next_cursor"].description
+        )
+
+    def from_lobby(page: models.LobbyPage) -> LobbyPage:
+        wire = page.to_json()["items"]
+        assert isinstance(wire, list)
+        return LobbyPage(
+            items=[
+                LobbyEntry(
+                    match_id=strawberry.ID(item.match_id), game=item.game,
+                    version=item.version, rules_version=item.rules_version,
+                    players=item.players, seats=[seat_holder(h) for h in item.seats],
+                    open_seats=list(item.open_seats), options=types.match_options(item),
+                    name=item.name, labels=labels_of(item.labels),
+                    seed_chosen=item.seed_chosen, created_at=str(raw["createdAt"]),
+                    age_seconds=item.age_seconds,
+                )
+                for item, raw in zip(page.items, wire, strict=True)
+            ],
+            next_cursor=page.next_cursor,
+        )
+
+    def from_live(page: models.LivePage) -> LivePage:
+        wire = page.to_json()["items"]
+        assert isinstance(wire, list)
+        return LivePage(
+            items=[
+                LiveEntry(
+                    match_id=strawberry.ID(item.match_id), game=item.game,
+                    version=item.version, rules_version=item.rules_version,
+                    players=item.players, seats=[seat_holder(h) for h in item.seats],
+                    active_seats=list(item.active_seats), options=types.match_options(item),
+                    name=item.name, labels=labels_of(item.labels),
+                    seed_chosen=item.seed_chosen, created_at=str(raw["createdAt"]),
+                    updated_at=str(raw["updatedAt"]),
+                )
+                for item, raw in zip(page.items, wire, strict=True)
+            ],
+            next_cursor=page.next_cursor,
+        )
+
+    lobby_result = result_union("LobbyResult", LobbyPage, PLAYER_FAILURES,
+                                "A page of the lobby, or why not.")
+    live_result = result_union("LiveMatchesResult", LivePage, PLAYER_FAILURES,
+                               "A page of the live public matches, or why not.")
+
+    @strawberry.type
+    class TablesQuery:
+        @strawberry.field(
+            description="The lobby: the app's public matches that wait for players, newest "
+            "created first (follow `nextCursor`, as `cursor`, until it is null), filtered by "
+            f"`game` and `players` (seats); `limit` 1 to {models.LIST_MAX} (default "
+            f"{models.LIST_DEFAULT}). Needs a player credential or the app's key (REST: GET "
+            "/v1/lobby)."
+        )
+        async def lobby(
+            self, info: Info, game: str | None = None, players: int | None = None,
+            cursor: str | None = None, limit: int | None = None,
+        ) -> lobby_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def read() -> Any:
+                filters = _filters(game, players, cursor, limit)
+                return await _tables(ctx).lobby(ctx.credentials(), **filters)
+
+            return await answer(PLAYER_FAILURES, read, from_lobby, ctx.lang)
+
+        @strawberry.field(
+            description="The app's public matches being played (to spectate), newest created "
+            "first, filtered and paged as `lobby` (REST: GET "
+            "/v1/matches?status=active&visibility=public)."
+        )
+        async def live_matches(
+            self, info: Info, game: str | None = None, players: int | None = None,
+            cursor: str | None = None, limit: int | None = None,
+        ) -> live_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def read() -> Any:
+                filters = _filters(game, players, cursor, limit)
+                return await _tables(ctx).live(ctx.credentials(), **filters)
+
+            return await answer(PLAYER_FAILURES, read, from_live, ctx.lang)
+
+    return TablesQuery
+
+
+def build_tables_mutation(types: MatchTypes) -> type:
+    """``joinMatch``, ``leaveMatch``, ``startMatch`` and ``cancelMatch``: each answers the
+    match as the caller sees it after the write (``MatchState``), or a failure; a refused
+    one writes nothing."""
+    table_result = result_union(
+        "TableResult", types.state, TABLE_FAILURES,
+        "A waiting match after the caller's write (as the caller sees it), or why not.",
+    )
+
+    @strawberry.type
+    class TablesMutation:
+        @strawberry.mutation(
+            description="Take an open seat of a waiting match (`seat`; omitted: the lowest "
+            "open one) as the calling player (a player token or an app's JWT). The last open "
+            "seat taken starts the match (`status: active`). Refusals: Conflict "
+            "(`seat_taken`, `already_seated`, `match_started`, `match_cancelled`); a private "
+            "match is NotFound to outsiders. REST: POST /v1/matches/{id}/join."
+        )
+        async def join_match(
+            self, info: Info, match_id: strawberry.ID, seat: int | None = None,
+            invite: str | None = None,
+        ) -> table_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def join() -> Any:
+                try:
+                    request = models.JoinRequest.model_validate({"seat": seat,
+                                                                 "invite": invite})
+                except ValidationError as error:
+                    first = error.errors(include_url=False, include_input=False)[0]
+                    where = ".".join(str(p) for p in first["loc"]) or "input"
+                    raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
+                caller = ctx.credentials()
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
+                return await _tables(ctx).join(caller, str(match_id), request)
+
+            return await answer(TABLE_FAILURES, join, types.from_state, ctx.lang)
+
+        @strawberry.mutation(
+            description="Leave a waiting match: the caller's seat is open again; its creator "
+            "leaving cancels it (`cancelReason: creator_left`). REST: POST "
+            "/v1/matches/{id}/leave."
+        )
+        async def leave_match(
+            self, info: Info, match_id: strawberry.ID,
+        ) -> table_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def leave() -> Any:
+                caller = ctx.credentials()
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
+                return await _tables(ctx).leave(caller, str(match_id))
+
+            return await answer(TABLE_FAILURES, leave, types.from_state, ctx.lang)
+
+        @strawberry.mutation(
+            description="Start a waiting match now (its creator, or the app's key for a "
+            "match an app created): a bot of `bot` takes every open seat (default `greedy`; "
+            "`random` where the game has no other). REST: POST /v1/matches/{id}/start."
+        )
+        async def start_match(
+            self, info: Info, match_id: strawberry.ID, bot: BotKind | None = None,
+        ) -> table_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def start() -> Any:
+                caller = ctx.credentials()
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
+                request = models.StartRequest(bot=None if bot is None else bot.value)
+                return await _tables(ctx).start(caller, str(match_id), request)
+
+            return await answer(TABLE_FAILURES, start, types.from_state, ctx.lang)
+
+        @strawberry.mutation(
+            description="Cancel a waiting match (its creator, or the app's key for a match an "
+            "app created): `status: cancelled`, `cancelReason: creator`. REST: POST "
+            "/v1/matches/{id}/cancel."
+        )
+        async def cancel_match(
+            self, info: Info, match_id: strawberry.ID,
+        ) -> table_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def cancel() -> Any:
+                caller = ctx.credentials()
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
+                return await _tables(ctx).cancel(caller, str(match_id))
+
+            return await answer(TABLE_FAILURES, cancel, types.from_state, ctx.lang)
+
+    return TablesMutation
+
+
+__all__ = ["build_tables_mutation", "build_tables_query"]
