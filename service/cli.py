@@ -564,7 +564,11 @@ async def show(store: Any, match_id: str, *, token: str | None = None, svg: bool
             raise ApiError.of("malformed", "--highlight needs --svg.")
         state = await service.get_state(match_id, token)
         picture = getattr(state.view, "text", None)
-        if not isinstance(picture, str):
+        if state.view is None:
+            picture = ("(no game yet: it waits for players; open seats: "
+                       f"{', '.join(map(str, state.open_seats)) or 'none'})"
+                       if state.status == "waiting" else "(cancelled before it started)")
+        elif not isinstance(picture, str):
             _, data = await store.load(match_id)
             engine: Any = games.get(state.game)
             render = getattr(engine, "render", None)

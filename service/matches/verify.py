@@ -90,6 +90,11 @@ async def verify(
     version, record = await storage.load(match_id)
     engine = get_engine(record.game)
     verdict = Verdict(match_id=match_id, version=version, finished=record.finished)
+    if not record.started:
+        verdict.problems.append(
+            "the match has no game: it waits for players or was cancelled before it started "
+            "(nothing was drawn yet to verify)")
+        return verdict
     _check_commitment(verdict, record, published)
     if record.finished:
         verdict.seed = record.seed
