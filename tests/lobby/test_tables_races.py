@@ -255,3 +255,39 @@ async def test_racing_rematches_make_one(
     assert len(links) == 1
     _, rematch = await replicas[2].matches.load_record(new_id)
     assert rematch.rematch_of == old and rematch.waiting
+
+
+async def test_a_crash_between_the_index_writes_and_a_join_or_an_invitation(
+    replicas: list[Replica],
+) -> None:
+    """The joiner's "my matches" entry and the invited player's list entry are written
+    before the match: a replica dying between the two leaves entries that are skipped (and
+    the invitation list drops its own), never a seat or an invitation the player cannot
+    find."""
+    from service.lobby.invitations import INVITATIONS_INDEX, InvitationService
+    from service.matches import invites
+    from service.players.listing import member
+    from service.players.records import player_key
+
+    host = await replicas[0].guest("Host")
+    bob = await replicas[1].guest("Bob")
+    assert bob.player is not None
+    match_id = await _waiting(replicas[0], host, 1)
+    _, record = await replicas[0].matches.load_record(match_id)
+    # The join's first write landed, then the replica died.
+    await replicas[0].players.index_match(bob.player, record.created, match_id)
+    page = await replicas[2].players.my_matches(bob)
+    assert page.items == []
+    # The invitation's list entry landed, then the replica died.
+    store = replicas[0].players.store
+    await store.index_add(player_key(bob.player), INVITATIONS_INDEX,
+                          [member(record.created * 1000, invites.player_invite_id(match_id))])
+    mine = await InvitationService(replicas[1].tables).mine(bob, None, None)
+    assert mine.items == []
+    assert await store.index_page(player_key(bob.player), INVITATIONS_INDEX, after=None,
+                                  limit=10) == []
+    # Done again, whole, both work.
+    state = await replicas[2].tables.join(bob, match_id, JoinRequest())
+    assert state.seat == 1
+    page = await replicas[2].players.my_matches(bob)
+    assert [item.match_id for item in page.items] == [match_id]
