@@ -1071,7 +1071,7 @@ def _invitation_paths() -> dict[str, Any]:
             "operationId": "redeemInvitation", "summary": "A spectator code for a spectator "
             "token.", "tags": ["lobby"],
             "description": "One use of the code: a spectator token (`sks_…`) that reads "
-            "its match (Authorization: Bearer), private or not, and nothing else. A seat "
+            "its match (`Authorization: Bearer`), private or not, and nothing else. A seat "
             "code: 400 (it is used through joinMatch).",
             "security": PUBLIC,
             "parameters": [CODE_PARAM],

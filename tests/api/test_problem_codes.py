@@ -239,6 +239,9 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/graphql/tables.py::_filters": ("listLobby", "listMatches"),
     "service/api/graphql/tables.py::build_tables_mutation.TablesMutation.join_match.join": (
         "joinMatch",),
+    "service/api/graphql/tables.py::_rematch": (GRAPHQL,),
+    "service/api/graphql/invitations.py::_invitations": (GRAPHQL,),
+    "service/api/graphql/invitations.py::_request": ("createInvitation",),
     "service/api/problem_codes.py::_graphql_member": (),  # renders docs/codes.md
     # Rate limits and quotas (issue 20, item 1): every operation has a budget (the
     # middleware), GraphQL's createMatch and act theirs too; creations a quota.

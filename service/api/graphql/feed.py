@@ -71,6 +71,30 @@ class MatchCancelled(PlayerEvent):
     )
 
 
+@strawberry.type(name="RematchOfferedEvent",
+                 description="A rematch of a match the player played keeps a seat for it "
+                 "(`matchId`: the rematch; `seat`: the seat kept): take it with joinMatch.")
+class RematchOffered(PlayerEvent):
+    rematch_of: strawberry.ID = strawberry.field(description="The finished match.")
+
+
+@strawberry.type(name="InvitedEvent",
+                 description="The player was invited to a waiting match: accept with "
+                 "acceptInvitation(invitationId) (or see myInvitations). Not a PlayerEvent: "
+                 "the player has no seat there yet (`seat` is the one it is invited to).")
+class Invited:
+    seq: int = strawberry.field(description="The event's number in the player's feed.")
+    match_id: strawberry.ID
+    version: int = strawberry.field(description="The match version it comes from.")
+    game: str
+    invited_seat: int | None = strawberry.field(
+        description="The seat the invitation is to; null: any open one (REST's `seat`: named "
+        "apart from PlayerEvent's `seat`, which is the player's own and never null).")
+    invitation_id: strawberry.ID
+    by: str | None = strawberry.field(
+        description="The inviting player's display name (null: the app).")
+
+
 @strawberry.type(description="The reader resumed from before what the feed keeps: re-read "
                  "myMatches, then carry on.")
 class FeedReset_:
@@ -88,7 +112,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
     reset_type = strawberry.type(FeedReset_, name="FeedResetEvent")
     update = result_union(
         "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged,
-                                        PlayerJoined, PlayerLeft, MatchCancelled, reset_type,
+                                        PlayerJoined, PlayerLeft, MatchCancelled, Invited,
+                                        RematchOffered, reset_type,
                                         *PLAYER_FAILURES),
         "A feed event, or why the stream ended.",
     )
@@ -111,6 +136,13 @@ def build_feed_subscription(games: GameTypes) -> Any:
             return PlayerLeft(**common, player_seat=raw["playerSeat"])
         if kind == "match_cancelled":
             return MatchCancelled(**common, reason=raw["reason"])
+        if kind == "rematch_offered":
+            return RematchOffered(**common, rematch_of=strawberry.ID(raw["rematchOf"]))
+        if kind == "invited":
+            invited = {k: v for k, v in common.items() if k != "seat"}
+            return Invited(**invited, invited_seat=raw["seat"],
+                           invitation_id=strawberry.ID(raw["invitationId"]),
+                           by=raw["by"])
         if kind == "match_finished":
             from service.games.base import Result
 
@@ -124,7 +156,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
         @strawberry.subscription(
             description="Everything that concerns the calling player across all its matches "
             "(`your_turn`, `match_started`, `match_finished`, `seat_changed`; in a waiting "
-            "match `player_joined`, `player_left`, `match_cancelled`), each once, in "
+            "match `player_joined`, `player_left`, `match_cancelled`; `invited`, "
+            "`rematch_offered`), each once, in "
             "version order per match. `after`: resume after that event number (a `FeedReset` "
             "first when it is older than the feed keeps). Authenticate in connection_init "
             "with the player token or the app's JWT."

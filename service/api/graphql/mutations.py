@@ -21,6 +21,7 @@ from service.matches.models import CreateMatchRequest
 
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
+from .invitations import build_invitations_mutation
 from .players import PlayerMutation
 from .queue import build_queue_mutation
 from .results import (
@@ -31,7 +32,7 @@ from .results import (
     answer,
     result_union,
 )
-from .tables import build_tables_mutation
+from .tables import build_table_result, build_tables_mutation
 from .types.games import GameTypes, MalformedInput
 from .types.match import (
     BotKind,
@@ -80,11 +81,14 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     action_input = games.action_input
     options_input = games.options_input
     QueueMutation = build_queue_mutation(games)
-    TablesMutation = build_tables_mutation(types)
+    table_result = build_table_result(types)
+    TablesMutation = build_tables_mutation(types, table_result)
+    InvitationsMutation = build_invitations_mutation(types, table_result)
 
     @strawberry.type(description="Writes.")
     class Mutation(
         PlayerMutation, QueueMutation, TablesMutation,  # type: ignore[valid-type,misc]
+        InvitationsMutation,  # type: ignore[valid-type,misc]
     ):
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "

@@ -8,6 +8,7 @@ from service.api.graphql.board import graphql_board_field
 from service.matches.models import LOG_PAGE_MAX
 
 from .context import Info
+from .invitations import InvitationsQuery
 from .players import PlayerQuery
 from .queue import QueueQuery
 from .results import READ_FAILURES, answer, result_union
@@ -32,7 +33,8 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
                      "as a seat; without it you are a spectator and see public information. "
                      "Texts and messages come in the request's language (`Accept-Language` "
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
-    class Query(PlayerQuery, QueueQuery, TablesQuery):  # type: ignore[valid-type,misc]
+    class Query(PlayerQuery, QueueQuery, TablesQuery,  # type: ignore[valid-type,misc]
+                InvitationsQuery):
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
             return [Game.from_model(g) for g in await info.context.service.catalogue()]

@@ -57,6 +57,9 @@ RESERVED_NAMES = (
     "JSON", "ID", "String", "Int", "Float", "Boolean",
     "Visibility", "Label", "LabelInput", "LobbyEntry", "LiveEntry", "LobbyPage", "LivePage",
     "LobbyResult", "LiveMatchesResult", "TableResult",
+    "Invitation", "InvitationKind", "InvitationStatus", "InvitationInfo", "SpectatorToken",
+    "PlayerInvitation", "PlayerInvitationsPage", "InvitationResult", "InvitationInfoResult",
+    "SpectatorTokenResult", "MyInvitationsResult", "InvitedEvent", "RematchOfferedEvent",
     RESULT_NAME,
     *(kind.__name__ for kind in FAILURES),
 )

@@ -2,7 +2,8 @@
 ``/v1/matches/{id}/join|leave|start|cancel``, ``GET /v1/lobby`` and ``GET /v1/matches?
 status=active&visibility=public``, on the same ``TableService`` (``service.lobby.tables``):
 ``lobby`` and ``liveMatches`` (queries), ``joinMatch``, ``leaveMatch``, ``startMatch`` and
-``cancelMatch`` (mutations, answering the match as the caller sees it). Built per schema:
+``cancelMatch`` (mutations, answering the match as the caller sees it), and ``rematch``
+(REST's ``POST /v1/matches/{id}/rematch``, on the same ``Rematch``). Built per schema:
 the entries' options and the states are the engines' types. The Query and Mutation types
 inherit these fields (``queries.py``, ``mutations.py``)."""
 
@@ -13,6 +14,7 @@ from pydantic import ValidationError
 
 from service.errors import ApiError
 from service.lobby import table_models as models
+from service.lobby.rematch import Rematch
 from service.lobby.tables import TableService
 
 from ..rate_limits import charge, limits_of
@@ -26,6 +28,13 @@ def _tables(ctx: Context) -> TableService:
     if tables is None:
         raise ApiError.of("unauthorized", "The lobby is not served here.")
     return tables
+
+
+def _rematch(ctx: Context) -> Rematch:
+    rematch: Rematch | None = getattr(ctx.request.app.state, "rematch", None)
+    if rematch is None:
+        raise ApiError.of("unauthorized", "The lobby is not served here.")
+    return rematch
 
 
 def _filters(game: str | None, players: int | None, cursor: str | None,
@@ -190,14 +199,19 @@ def build_tables_query(types: MatchTypes) -> type:
     return TablesQuery
 
 
-def build_tables_mutation(types: MatchTypes) -> type:
-    """``joinMatch``, ``leaveMatch``, ``startMatch`` and ``cancelMatch``: each answers the
-    match as the caller sees it after the write (``MatchState``), or a failure; a refused
-    one writes nothing."""
-    table_result = result_union(
+def build_table_result(types: MatchTypes) -> Any:
+    """``TableResult``: the union of the writes to a waiting match (built once per schema,
+    shared with ``acceptInvitation``, ``invitations.py``)."""
+    return result_union(
         "TableResult", types.state, TABLE_FAILURES,
         "A waiting match after the caller's write (as the caller sees it), or why not.",
     )
+
+
+def build_tables_mutation(types: MatchTypes, table_result: Any) -> type:
+    """``joinMatch``, ``leaveMatch``, ``startMatch``, ``cancelMatch`` and ``rematch``: each
+    answers the match as the caller sees it after the write (``MatchState``), or a failure;
+    a refused one writes nothing. ``table_result``: ``build_table_result(types)``."""
 
     @strawberry.type
     class TablesMutation:
@@ -211,7 +225,7 @@ def build_tables_mutation(types: MatchTypes) -> type:
         async def join_match(
             self, info: Info, match_id: strawberry.ID, seat: int | None = None,
             invite: str | None = None,
-        ) -> table_result:  # type: ignore[valid-type]
+        ) -> table_result:
             ctx = info.context
 
             async def join() -> Any:
@@ -235,7 +249,7 @@ def build_tables_mutation(types: MatchTypes) -> type:
         )
         async def leave_match(
             self, info: Info, match_id: strawberry.ID,
-        ) -> table_result:  # type: ignore[valid-type]
+        ) -> table_result:
             ctx = info.context
 
             async def leave() -> Any:
@@ -252,7 +266,7 @@ def build_tables_mutation(types: MatchTypes) -> type:
         )
         async def start_match(
             self, info: Info, match_id: strawberry.ID, bot: BotKind | None = None,
-        ) -> table_result:  # type: ignore[valid-type]
+        ) -> table_result:
             ctx = info.context
 
             async def start() -> Any:
@@ -270,7 +284,7 @@ def build_tables_mutation(types: MatchTypes) -> type:
         )
         async def cancel_match(
             self, info: Info, match_id: strawberry.ID,
-        ) -> table_result:  # type: ignore[valid-type]
+        ) -> table_result:
             ctx = info.context
 
             async def cancel() -> Any:
@@ -280,7 +294,29 @@ def build_tables_mutation(types: MatchTypes) -> type:
 
             return await answer(TABLE_FAILURES, cancel, types.from_state, ctx.lang)
 
+        @strawberry.mutation(
+            description="The rematch of a finished match (a player of it, or its app's key): "
+            "a waiting match with the same game, options, visibility, name and labels, the "
+            "seat order rotated (the former seat 1 moves first), bots re-seated, the caller "
+            "seated and every other human seat kept for its former player "
+            "(`RematchOfferedEvent` in its feed; it takes the seat with joinMatch). Linked "
+            "both ways (`rematchOf`, `rematch`); a second call, by anyone, answers the same "
+            "rematch. Before the end: Conflict `match_not_finished`. REST: POST "
+            "/v1/matches/{id}/rematch."
+        )
+        async def rematch(
+            self, info: Info, match_id: strawberry.ID,
+        ) -> table_result:
+            ctx = info.context
+
+            async def again() -> Any:
+                caller = ctx.credentials()
+                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
+                return await _rematch(ctx).rematch(caller, str(match_id))
+
+            return await answer(TABLE_FAILURES, again, types.from_state, ctx.lang)
+
     return TablesMutation
 
 
-__all__ = ["build_tables_mutation", "build_tables_query"]
+__all__ = ["build_table_result", "build_tables_mutation", "build_tables_query"]

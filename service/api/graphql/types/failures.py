@@ -76,7 +76,7 @@ class IllegalMove(Problem):
 @strawberry.type(
     description="The match is not in a state that allows this, or the seat is not free: "
     "`code` says which (seat_taken, already_seated, match_started, match_cancelled, "
-    "match_not_started). Reload the match before trying again."
+    "match_not_started, match_not_finished). Reload the match before trying again."
 )
 class Conflict(Problem):
     pass
