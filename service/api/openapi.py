@@ -20,8 +20,10 @@ from service.catalogue import catalogue_models
 from service.errors import CODES, Problem
 from service.games.base import Engine
 from service.lobby.invitation_models import (
+    Invitation as InvitationOut,
+)
+from service.lobby.invitation_models import (
     InvitationInfo,
-    InvitationOut,
     InvitationRequest,
     PlayerInvitationsPage,
     SpectatorToken,

@@ -39,7 +39,9 @@ class InvitationRequest(InputModel):
         "or `seat`.")
 
 
-class InvitationOut(WireModel):
+class Invitation(WireModel):
+    """An invitation: to a player, or a code (a seat's or a spectator's)."""
+
     id: str = Field(description="The invitation's id (a code's is the start of its hash).")
     kind: InvitationKind
     match_id: str

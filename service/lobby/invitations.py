@@ -40,11 +40,13 @@ from service.players.records import player_key
 from .invitation_models import (
     INVITE_DEFAULT_SECONDS,
     InvitationInfo,
-    InvitationOut,
     InvitationRequest,
     PlayerInvitation,
     PlayerInvitationsPage,
     SpectatorToken,
+)
+from .invitation_models import (
+    Invitation as InvitationOut,
 )
 from .table_models import JoinRequest
 from .tables import TableService

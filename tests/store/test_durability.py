@@ -153,13 +153,17 @@ async def check(client: httpx.AsyncClient, base: str, writer: Writer) -> tuple[i
     seen: dict[int, tuple[int | None, Any]] = {}
     latest = 0
     for seat in writer.tokens:
-        page = (await client.get(f"{url}/log", headers=writer.auth(seat))).json()
-        latest = page["latestVersion"]
-        for entry in page["entries"]:
-            if entry["seat"] == seat:
-                seen[entry["version"]] = (seat, entry["action"])
-            else:
-                seen.setdefault(entry["version"], (entry["seat"], None))
+        after: int | None = 0
+        while after is not None:  # every page (a log page holds at most 200 versions)
+            page = (await client.get(f"{url}/log?after={after}",
+                                     headers=writer.auth(seat))).json()
+            latest = page["latestVersion"]
+            for entry in page["entries"]:
+                if entry["seat"] == seat:
+                    seen[entry["version"]] = (seat, entry["action"])
+                else:
+                    seen.setdefault(entry["version"], (entry["seat"], None))
+            after = page["nextAfter"]
     assert sorted(seen) == list(range(1, latest + 1)), "versions are not contiguous"
     human = {v: sa for v, sa in seen.items() if sa[0] in writer.tokens}
     for version, (seat, action) in writer.acked.items():
@@ -219,7 +223,7 @@ def test_the_durability_test_finds_a_lost_move() -> None:
 
     class Log(httpx.AsyncBaseTransport):
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            return httpx.Response(200, json={"latestVersion": 0, "entries": []})
+            return httpx.Response(200, json={"latestVersion": 0, "entries": [], "nextAfter": None})
 
     async def run() -> None:
         async with httpx.AsyncClient(transport=Log()) as client:

@@ -28,7 +28,7 @@ from .context import Context, Info
 from .results import PLAYER_FAILURES, READ_FAILURES, TABLE_FAILURES, answer, result_union
 from .types.match import MatchStatus, MatchTypes, SeatHolder, Visibility, seat_holder
 
-_OUT = models.InvitationOut.model_fields
+_OUT = models.Invitation.model_fields
 _INFO = models.InvitationInfo.model_fields
 _MINE = models.PlayerInvitation.model_fields
 _REQUEST = models.InvitationRequest.model_fields
@@ -53,7 +53,7 @@ class InvitationStatus(Enum):
 
 
 @strawberry.type(description="An invitation as its maker (or the invited player declining "
-                 "it) sees it (REST's InvitationOut).")
+                 "it) sees it (REST's Invitation).")
 class Invitation:
     id: strawberry.ID = strawberry.field(description=_OUT["id"].description)
     kind: InvitationKind
@@ -73,7 +73,7 @@ class Invitation:
     status: InvitationStatus
 
     @classmethod
-    def from_model(cls, out: models.InvitationOut) -> "Invitation":
+    def from_model(cls, out: models.Invitation) -> "Invitation":
         wire = out.to_json()
         return cls(
             id=strawberry.ID(out.id), kind=InvitationKind(out.kind),
