@@ -190,19 +190,24 @@ class BotWorker:
     async def _handle(self, match_id: str) -> None:
         try:
             while True:
-                seen = len(self._running[match_id])
+                held = self._running[match_id]
+                seen = len(held)
                 done = await self.play(match_id)
                 if not done:
                     return  # not acked: retried (resume / reclaim) later
-                if len(self._running[match_id]) == seen:
+                if len(held) != seen:
+                    continue  # claimed again while we played: one more move first
+                acked = list(held)
+                try:
+                    await self.store.ack_due(acked)
+                except OSError as exc:
+                    log.warning("worker %s: ack failed for %s: %s", self.consumer, match_id,
+                                exc)
+                if len(held) == len(acked):
                     break
-                # Claimed again while we played (the signal came through the queue in its
-                # turn): one more move before acknowledging.
-            tokens = self._running[match_id]
-            try:
-                await self.store.ack_due(tokens)
-            except OSError as exc:
-                log.warning("worker %s: ack failed for %s: %s", self.consumer, match_id, exc)
+                # Claimed again while the ack was on its way: that signal is not acked
+                # (nor dropped): look at the match again for it.
+                del held[:len(acked)]
         except Exception:
             log.exception("worker %s: match %s failed", self.consumer, match_id)
         finally:
@@ -223,8 +228,8 @@ class BotWorker:
                 return True
             await self._pause()
             return False
-        if record.finished or not record.bots:
-            return True
+        if record.finished or not record.bots or not record.started:
+            return True  # nothing to play (a waiting match's bots start with it)
         engine = games.get(record.game)
         state = engine.loads(record.state)
         due = sorted(set(record.bots) & engine.active_seats(state))
