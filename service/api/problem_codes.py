@@ -71,7 +71,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "listAppPlayerMatches": (*_APP, "malformed", "player_not_found"),
     "getAppPlayer": (*_APP, "player_not_found"),
     "deleteAppPlayer": (*_APP, "player_not_found"),
-    "renewSeatToken": (*_READ, "forbidden"),
+    "renewSeatToken": (*_READ, "forbidden", "match_not_started", "match_cancelled"),
     "streamPlayerEvents": (*_PLAYER, "malformed", "ticket_invalid", "too_many_streams",
                            "replica_full"),
     "createFeedTicket": _PLAYER,

@@ -16,6 +16,7 @@ from service.identity import seats
 from service.identity.callers import Caller, Credential
 
 from .models import SeatToken
+from .play import check_started
 from .records import LogRecord, MatchRecord
 from .storage import MatchStorage, busy
 from .views import seat_of
@@ -66,6 +67,7 @@ class SeatPlayers:
         for _ in range(MAX_ATTEMPTS):
             version, record = await storage.load(match_id)
             own = self._seat(record, caller, seat)
+            check_started(record, version)  # a seat's token is made when the match starts
             token = seats.new_token()
             tokens = list(record.tokens)
             tokens[own] = seats.digest(token)

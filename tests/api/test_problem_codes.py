@@ -99,7 +99,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/create.py::engine_for_new": ("createMatch", "enqueue"),
     "service/matches/create.py::Creation.create_match": ("createMatch",),
     "service/matches/play.py::check_pins": ("act",),
-    "service/matches/play.py::check_started": ("act", "handSeatToBot"),
+    "service/matches/play.py::check_started": ("act", "handSeatToBot", "renewSeatToken"),
     "service/matches/create.py::Creation._waiting": ("createMatch",),
     "service/matches/storage.py::MatchStorage.expire": MATCH_READ,  # from load: busy
     "service/matches/views.py::hidden": (*MATCH_READ,),

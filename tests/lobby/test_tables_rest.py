@@ -56,6 +56,8 @@ def test_a_waiting_match_fills_and_starts(rig: Rig) -> None:  # noqa: F811
                           headers=host.auth).json()["moves"] == []
     _problem(rig.client.post(f"/v1/matches/{match_id}/actions", json={"action": {}},
                              headers=host.auth), 409, "match_not_started")
+    _problem(rig.client.post(f"/v1/matches/{match_id}/seats/0/token", headers=host.auth),
+             409, "match_not_started")
     joined = rig.client.post(f"/v1/matches/{match_id}/join", headers=joiner.auth)
     assert joined.status_code == 200, joined.text
     body = joined.json()

@@ -13,7 +13,7 @@ from service.players.models import MY_MATCHES_DEFAULT, CreatePlayerRequest
 
 from .context import Context, Info
 from .results import PLAYER_FAILURES, answer, result_union
-from .types.failures import BadRequest, Unavailable
+from .types.failures import BadRequest, Conflict, Unavailable
 from .types.match import SeatToken
 from .types.players import (
     MatchStatusFilter,
@@ -35,7 +35,9 @@ deleted_result = result_union(
     "DeletePlayerResult", PlayerDeleted, PLAYER_FAILURES, "The player, gone, or why not."
 )
 renew_result = result_union(
-    "RenewSeatTokenResult", SeatToken, PLAYER_FAILURES, "The seat's new token, or why not."
+    "RenewSeatTokenResult", SeatToken, (*PLAYER_FAILURES, Conflict),
+    "The seat's new token, or why not (`Conflict`: the match has not started, or was "
+    "cancelled).",
 )
 
 
