@@ -48,6 +48,8 @@ from service.players.listing import encode_cursor
 from service.players.models import CreatePlayerRequest
 from service.store.redis import RedisStore
 
+from .quick_match import _pct
+
 
 @dataclass
 class Replica:
@@ -67,10 +69,6 @@ def _replicas(kind: str, where: str, prefix: str, count: int) -> list[Replica]:
         out.append(Replica(store, matches, players, TableService(players, matches)))
     return out
 
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 async def _guest(replica: Replica, name: str) -> Caller:

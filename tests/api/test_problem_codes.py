@@ -105,7 +105,6 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/views.py::hidden": (*MATCH_READ,),
     # The lobby's tables (issue 17).
     "service/api/rest/tables.py::_filters": LIST_OPS,
-    "service/api/rest/tables.py::_once": LIST_OPS,
     "service/api/rest/tables.py::live_matches": ("listMatches",),
     "service/lobby/lists.py::_limit": LIST_OPS,
 
@@ -214,7 +213,8 @@ SITES: dict[str, tuple[str, ...]] = {
                                                 "listMyInvitations"),
     "service/players/listing.py::decode_cursor": ("listMyMatches", "listAppPlayerMatches",
                                                   "listMyInvitations", *LIST_OPS),
-    "service/api/rest/players.py::_once": ("listMyMatches", "listAppPlayerMatches"),
+    "service/api/rest/http.py::query_once": ("listMyMatches", "listAppPlayerMatches",
+                                             *LIST_OPS, "listMyInvitations"),
     "service/api/rest/players.py::_filters": ("listMyMatches", "listAppPlayerMatches"),
     "service/api/rest/players.py::app_matches": ("listAppPlayerMatches",),
     "service/matches/create.py::seats_of": ("createMatch",),

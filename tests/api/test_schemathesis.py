@@ -140,40 +140,51 @@ def _resolve(expression: Any, request_path: dict[str, str], body: Any) -> Any:
     return expression
 
 
-def test_links_lead_to_a_move(toy_game: None) -> None:
-    """Issue 16's chain, each step taken only through the link the document publishes:
-    create player -> createMatch (SeatThePlayer) -> getLegalMoves -> act (PlayALegalMove)
-    -> listMyMatches; every response validated by schemathesis' checks."""
-    fresh = make_app(sse_max_seconds=0.5)
-    doc_schema = schemathesis.openapi.from_asgi(
-        "/openapi.json", fresh, config=SchemathesisConfig.from_path(str(CONFIG))
-    )
-    document = doc_schema.raw_schema
-    by_id = {
-        op["operationId"]: (path, method)
-        for path, ops in document["paths"].items()
-        for method, op in ops.items()
-        if isinstance(op, dict) and "operationId" in op
-    }
+class Linked:
+    """An app's published document, to follow its links: ``link`` finds the one from an
+    operation's response to another, ``call`` makes a request and validates its answer
+    with every schemathesis check."""
 
-    def link(source: str, status: str, target: str) -> dict[str, Any]:
-        path, method = by_id[source]
-        links = document["paths"][path][method]["responses"][status]["links"]
+    def __init__(self, app: Any) -> None:
+        self.schema = schemathesis.openapi.from_asgi(
+            "/openapi.json", app, config=SchemathesisConfig.from_path(str(CONFIG))
+        )
+        self.document = self.schema.raw_schema
+        self.by_id = {
+            op["operationId"]: (path, method)
+            for path, ops in self.document["paths"].items()
+            for method, op in ops.items()
+            if isinstance(op, dict) and "operationId" in op
+        }
+
+    def link(self, source: str, status: str, target: str) -> dict[str, Any]:
+        path, method = self.by_id[source]
+        links = self.document["paths"][path][method]["responses"][status]["links"]
         (found,) = [v for v in links.values() if v["operationId"] == target]
         return dict(found)
 
-    def call(operation_id: str, token: str, *, path_parameters: dict[str, str] | None = None,
-             body: Any = None, status: int = 200) -> Any:
-        path, method = by_id[operation_id]
+    def call(self, operation_id: str, token: str, *,
+             path_parameters: dict[str, str] | None = None, body: Any = None,
+             status: int = 200) -> Any:
+        path, method = self.by_id[operation_id]
         kwargs: dict[str, Any] = {"headers": {"Authorization": f"Bearer {token}"}}
         if path_parameters:
             kwargs["path_parameters"] = path_parameters
         if body is not None:
             kwargs["body"] = body
-        case = doc_schema[path][method.upper()].Case(**kwargs)
+        case = self.schema[path][method.upper()].Case(**kwargs)
         response = case.call_and_validate()
         assert response.status_code == status, response.text
         return response.json()
+
+
+def test_links_lead_to_a_move(toy_game: None) -> None:
+    """Issue 16's chain, each step taken only through the link the document publishes:
+    create player -> createMatch (SeatThePlayer) -> getLegalMoves -> act (PlayALegalMove)
+    -> listMyMatches; every response validated by schemathesis' checks."""
+    fresh = make_app(sse_max_seconds=0.5)
+    linked = Linked(fresh)
+    link, call = linked.link, linked.call
 
     with TestClient(fresh) as client:
         created = client.post("/v1/players", json={"name": "Linked"})
@@ -211,35 +222,12 @@ def test_links_lead_through_the_lobby_to_a_move(toy_game: None) -> None:
     by schemathesis' checks: createMatch (open seats) -> joinMatch (another player) ->
     startMatch (the creator; the last seat to a bot) -> getLegalMoves -> act."""
     fresh = make_app(sse_max_seconds=0.5)
-    doc_schema = schemathesis.openapi.from_asgi(
-        "/openapi.json", fresh, config=SchemathesisConfig.from_path(str(CONFIG))
-    )
-    document = doc_schema.raw_schema
-    by_id = {
-        op["operationId"]: (path, method)
-        for path, ops in document["paths"].items()
-        for method, op in ops.items()
-        if isinstance(op, dict) and "operationId" in op
-    }
+    linked = Linked(fresh)
+    call = linked.call
 
     def link(source: str, status: str, target: str) -> dict[str, Any]:
-        path, method = by_id[source]
-        links = document["paths"][path][method]["responses"][status]["links"]
-        (found,) = [v for v in links.values() if v["operationId"] == target]
+        found = linked.link(source, status, target)
         return {k.removeprefix("path."): v for k, v in found["parameters"].items()}
-
-    def call(operation_id: str, token: str, *, path_parameters: dict[str, str] | None = None,
-             body: Any = None, status: int = 200) -> Any:
-        path, method = by_id[operation_id]
-        kwargs: dict[str, Any] = {"headers": {"Authorization": f"Bearer {token}"}}
-        if path_parameters:
-            kwargs["path_parameters"] = path_parameters
-        if body is not None:
-            kwargs["body"] = body
-        case = doc_schema[path][method.upper()].Case(**kwargs)
-        response = case.call_and_validate()
-        assert response.status_code == status, response.text
-        return response.json()
 
     with TestClient(fresh) as client:
         host, guest = (client.post("/v1/players", json={"name": name}).json()

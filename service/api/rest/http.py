@@ -164,3 +164,13 @@ def etag(version: int) -> str:
 
 # Per-seat answers: caches must key them on the token, and revalidate.
 PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def query_once(request: Request, name: str) -> str | None:
+    """A query parameter given at most once (400 ``malformed`` when repeated); None when
+    absent."""
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise ApiError.of("malformed", T("Give {name} once.", name=name))
+    return values[0] if values else None

@@ -11,8 +11,7 @@ from starlette.responses import JSONResponse, Response
 from service.lobby.invitation_models import InvitationRequest
 from service.lobby.invitations import InvitationService
 
-from .http import query_count, read_body, token_of
-from .tables import NO_STORE, PRIVATE, _once
+from .http import NO_STORE, PRIVATE, query_count, query_once, read_body, token_of
 
 
 def invitations_of(request: Request) -> InvitationService:
@@ -46,7 +45,7 @@ async def redeem_invitation(request: Request) -> Response:
 
 async def my_invitations(request: Request) -> Response:
     caller = await token_of(request)
-    page = await invitations_of(request).mine(caller, _once(request, "cursor"),
+    page = await invitations_of(request).mine(caller, query_once(request, "cursor"),
                                               query_count(request, "limit"))
     return JSONResponse(page.to_json(), headers=PRIVATE)
 

@@ -8,30 +8,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
-from service.i18n import T
 from service.players.models import CreatePlayerRequest
 
-from .http import players_of, query_count, read_body, token_of
-
-NO_STORE = {"Cache-Control": "no-store"}
-PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
-
-
-def _once(request: Request, name: str) -> str | None:
-    values = request.query_params.getlist(name)
-    if len(values) > 1:
-        raise ApiError.of("malformed", T("Give {name} once.", name=name))
-    return values[0] if values else None
+from .http import NO_STORE, PRIVATE, players_of, query_count, query_once, read_body, token_of
 
 
 def _filters(request: Request) -> dict[str, object]:
-    turn = _once(request, "turn")
+    turn = query_once(request, "turn")
     if turn not in (None, "mine"):
         raise ApiError.of("malformed", "turn must be mine.")
     return {
-        "status": _once(request, "status"),
+        "status": query_once(request, "status"),
         "mine": turn == "mine",
-        "cursor": _once(request, "cursor"),
+        "cursor": query_once(request, "cursor"),
         "limit": query_count(request, "limit"),
     }
 
@@ -72,7 +61,7 @@ async def my_matches(request: Request) -> Response:
 
 async def app_matches(request: Request) -> Response:
     caller = await token_of(request)
-    player = _once(request, "player")
+    player = query_once(request, "player")
     if not player:
         raise ApiError.of("malformed", "Name the player: ?player=<player id>.")
     page = await players_of(request).app_matches(caller, player, **_filters(request))  # type: ignore[arg-type]

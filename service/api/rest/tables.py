@@ -11,18 +11,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
-from service.i18n import T
 from service.lobby.rematch import Rematch
 from service.lobby.table_models import JoinRequest, StartRequest
 from service.lobby.tables import TableService
 from service.matches.models import InputModel
 
-from .http import query_count, read_body, token_of
+from .http import NO_STORE, PRIVATE, query_count, query_once, read_body, token_of
 from .matches import create_match
 
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-NO_STORE = {"Cache-Control": "no-store"}
-PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
 M = TypeVar("M", bound=InputModel)
 
 
@@ -71,21 +68,14 @@ async def rematch_match(request: Request) -> Response:
     return JSONResponse(state.to_json(), headers=NO_STORE)
 
 
-def _once(request: Request, name: str) -> str | None:
-    values = request.query_params.getlist(name)
-    if len(values) > 1:
-        raise ApiError.of("malformed", T("Give {name} once.", name=name))
-    return values[0] if values else None
-
-
 def _filters(request: Request) -> dict[str, object]:
-    game = _once(request, "game")
+    game = query_once(request, "game")
     if game is not None and GAME_ID.fullmatch(game) is None:
         raise ApiError.of("malformed", "game must be a game id.")
     players = query_count(request, "players")
     if players is not None and not 1 <= players <= 16:
         raise ApiError.of("malformed", "players must be 1 to 16.")
-    return {"game": game, "players": players, "cursor": _once(request, "cursor"),
+    return {"game": game, "players": players, "cursor": query_once(request, "cursor"),
             "limit": query_count(request, "limit")}
 
 
@@ -97,7 +87,7 @@ async def lobby(request: Request) -> Response:
 
 async def live_matches(request: Request) -> Response:
     caller = await token_of(request)
-    status, visibility = _once(request, "status"), _once(request, "visibility")
+    status, visibility = query_once(request, "status"), query_once(request, "visibility")
     if status != "active" or visibility != "public":
         raise ApiError.of(
             "malformed", "Only the live public matches are listed: give status=active and "
