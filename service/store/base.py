@@ -41,6 +41,18 @@ which come from the all-bot lane when it has any (a worker asks for one of those
 claims, so all-bot matches are scheduled last but never starved). ``DueSignal.all_bots``
 tells which lane a signal came from.
 
+Schedules (deadlines, retries)
+------------------------------
+A *schedule* is a named set of members, each with a due time in milliseconds of the store's
+own clock (``store_time_ms``: Redis ``TIME``, so that replicas whose clocks drift agree on
+when something is due). ``schedule_lower`` adds a member or moves it earlier (never later);
+``schedule_claim`` takes the members due by the store's clock now, oldest first, and moves
+each ``lease_ms`` into the future in the same atomic step (the *claim*: another worker does
+not take it meanwhile; a worker that dies leaves it to be claimed again once the lease runs
+out); ``schedule_settle`` sets a claimed member's next due time (None: removes it) only if
+its time is still the claim's -- a writer that moved it earlier meanwhile wins. On Redis a
+schedule is one sorted set ``{prefix}sched:{name}`` (one hash slot on a cluster).
+
 Documents, indexes and feeds (``DocStore``)
 -------------------------------------------
 What the player layer keeps besides matches, under *keys* (``DOC_KEY``: 1-200 characters of
@@ -273,6 +285,53 @@ class MatchStore(Protocol):
 
     async def close(self) -> None:
         """Release connections."""
+
+
+class Schedules(Protocol):
+    """Named schedules of due members (see the module docstring). Names and members are
+    ``DOC_KEY`` strings (else ``ValueError``); times are integer milliseconds of the store's
+    clock."""
+
+    async def store_time_ms(self) -> int:
+        """The store's clock now, in milliseconds since the Unix epoch."""
+
+    async def schedule_lower(self, name: str, member: str, at_ms: int) -> None:
+        """Add ``member`` due at ``at_ms``, or move it to ``at_ms`` when that is earlier
+        than its due time (a later time changes nothing)."""
+
+    async def schedule_claim(
+        self, name: str, limit: int, lease_ms: int
+    ) -> tuple[int, list[tuple[str, int]]]:
+        """``(store now, claimed)``: up to ``limit`` members due at or before the store's
+        clock now, earliest first, each moved to ``now + lease_ms`` in the same atomic
+        step; ``claimed`` pairs each member with that new time (its claim, for
+        ``schedule_settle``)."""
+
+    async def schedule_settle(
+        self, name: str, member: str, claimed_ms: int, at_ms: int | None
+    ) -> bool:
+        """If ``member`` is still due at ``claimed_ms`` (nobody moved it since the claim):
+        make it due at ``at_ms`` (None: remove it) and return True; else change nothing and
+        return False."""
+
+    async def schedule_remove(self, name: str, member: str) -> None:
+        """Remove ``member`` whatever its time."""
+
+    async def schedule_next(self, name: str) -> int | None:
+        """The earliest due time in the schedule (None: it is empty)."""
+
+    async def schedule_due_at(self, name: str, member: str) -> int | None:
+        """``member``'s due time (None: not in the schedule)."""
+
+    async def schedule_size(self, name: str) -> int:
+        """How many members the schedule holds."""
+
+
+def check_ms(value: int, what: str = "time") -> int:
+    """A time in milliseconds: a non-negative int below 2**53 (exact as a Redis score)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**53:
+        raise ValueError(f"{what} must be an integer in 0..2**53-1 milliseconds: {value!r}")
+    return value
 
 
 # -- documents, indexes, feeds (DocStore) ---------------------------------------------------

@@ -249,6 +249,7 @@ from .base import (
     check_feed_append,
     check_limit,
     check_members,
+    check_ms,
     check_name,
     check_pairs,
     check_version,
@@ -432,6 +433,37 @@ local last = math.min(n, first + tonumber(ARGV[2]) - 1)
 local items = redis.call('LRANGE', KEYS[2], first - x - 1, last - x - 1)
 for i = 1, #items do out[#out + 1] = items[i] end
 return out
+"""
+
+
+# -- schedules ------------------------------------------------------------------------------
+
+# KEYS[1] the schedule's sorted set. ARGV: limit, lease (ms). The store's clock decides what
+# is due (TIME: replicas' clocks do not matter). Returns {now, claimed until, member, ...}.
+_SCHEDULE_CLAIM = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+local till = now + tonumber(ARGV[2])
+local out = {now, till}
+for i = 1, #due do
+  redis.call('ZADD', KEYS[1], till, due[i])
+  out[#out + 1] = due[i]
+end
+return out
+"""
+
+# KEYS[1] the schedule. ARGV: member, claimed time, new time ('' removes). 1 settled, 0 the
+# member moved since the claim (or is gone).
+_SCHEDULE_SETTLE = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
 """
 
 
@@ -639,6 +671,8 @@ class RedisStore:
         self._put_doc = _Script(client, _PUT_DOC)
         self._feed_append = _Script(client, _FEED_APPEND)
         self._feed_read = _Script(client, _FEED_READ)
+        self._schedule_claim = _Script(client, _SCHEDULE_CLAIM)
+        self._schedule_settle = _Script(client, _SCHEDULE_SETTLE)
         self._due_group_ready = False
 
     @property
@@ -1282,12 +1316,66 @@ class RedisStore:
             if ids:
                 await self._run(self._ack, [key], list(ids))
 
+    # -- schedules (``Schedules``) -------------------------------------------------------
+
+    def schedule_key(self, name: str) -> str:
+        return f"{self.prefix}sched:{check_name(name, 'schedule name')}"
+
+    async def store_time_ms(self) -> int:
+        seconds, micros = await self._retrying(lambda: self._command("TIME"))
+        return int(seconds) * 1000 + int(micros) // 1000
+
+    async def schedule_lower(self, name: str, member: str, at_ms: int) -> None:
+        key, at = self.schedule_key(name), check_ms(at_ms)
+        check_name(member, "member")
+        await self._retrying(lambda: self._command("ZADD", key, "LT", at, member))
+
+    async def schedule_claim(
+        self, name: str, limit: int, lease_ms: int
+    ) -> tuple[int, list[tuple[str, int]]]:
+        key = self.schedule_key(name)
+        reply = await self._run(self._schedule_claim, [key],
+                                [str(check_limit(limit)), str(check_ms(lease_ms, "lease"))])
+        now, till = int(reply[0]), int(reply[1])
+        return now, [(_text(member), till) for member in reply[2:]]
+
+    async def schedule_settle(
+        self, name: str, member: str, claimed_ms: int, at_ms: int | None
+    ) -> bool:
+        key = self.schedule_key(name)
+        check_name(member, "member")
+        new = "" if at_ms is None else str(check_ms(at_ms))
+        reply = await self._run(self._schedule_settle, [key],
+                                [member, str(check_ms(claimed_ms, "claim")), new])
+        return int(reply) == 1
+
+    async def schedule_remove(self, name: str, member: str) -> None:
+        key = self.schedule_key(name)
+        await self._retrying(lambda: self._command("ZREM", key, member))
+
+    async def schedule_next(self, name: str) -> int | None:
+        key = self.schedule_key(name)
+        reply = await self._retrying(
+            lambda: self._command("ZRANGE", key, 0, 0, "WITHSCORES"))
+        return int(float(reply[0][1])) if reply and isinstance(reply[0], (list, tuple)) else (
+            int(float(reply[1])) if reply else None)
+
+    async def schedule_due_at(self, name: str, member: str) -> int | None:
+        key = self.schedule_key(name)
+        score = await self._retrying(lambda: self._command("ZSCORE", key, member))
+        return None if score is None else int(float(score))
+
+    async def schedule_size(self, name: str) -> int:
+        key = self.schedule_key(name)
+        return int(await self._retrying(lambda: self._command("ZCARD", key)))
+
     async def load_scripts(self) -> None:
         """Optional warm-up (e.g. at startup): cache the scripts on the server (every primary
         of a cluster), so that no later call pays the one-off ``NOSCRIPT`` fallback. Not
         needed for correctness; a replica promoted later loads them on first use."""
         for script in (self._create, self._cas, self._log, self._ack, self._put_doc,
-                       self._feed_append, self._feed_read):
+                       self._feed_append, self._feed_read, self._schedule_claim,
+                       self._schedule_settle):
             source = script.source
 
             async def load(source: str = source) -> Any:

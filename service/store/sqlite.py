@@ -132,6 +132,7 @@ from .base import (
     check_feed_append,
     check_limit,
     check_members,
+    check_ms,
     check_name,
     check_pairs,
     check_version,
@@ -210,6 +211,14 @@ _SCHEMA = (
         version INTEGER NOT NULL,
         PRIMARY KEY (doc_key, source)
     ) WITHOUT ROWID""",
+    # Schedules (deadlines, retries): added by IF NOT EXISTS to older files.
+    """CREATE TABLE IF NOT EXISTS schedules (
+        name TEXT NOT NULL,
+        member TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (name, member)
+    ) WITHOUT ROWID""",
+    """CREATE INDEX IF NOT EXISTS schedules_due ON schedules (name, at)""",
     f"PRAGMA application_id = {APPLICATION_ID}",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
 )
@@ -1063,6 +1072,102 @@ class SqliteStore:
     @staticmethod
     def _tx_feed_last(conn: sqlite3.Connection, wake: _Wake, key: str) -> int:
         return SqliteStore._feed_state(conn, key)[0]
+
+    # -- schedules (worker thread) ----------------------------------------------------------
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    @staticmethod
+    def _tx_schedule_lower(
+        conn: sqlite3.Connection, wake: _Wake, name: str, member: str, at: int
+    ) -> None:
+        conn.execute(
+            "INSERT INTO schedules (name, member, at) VALUES (?, ?, ?)"
+            " ON CONFLICT (name, member) DO UPDATE SET at = excluded.at"
+            " WHERE excluded.at < schedules.at", (name, member, at),
+        )
+
+    def _tx_schedule_claim(
+        self, conn: sqlite3.Connection, wake: _Wake, name: str, limit: int, lease: int
+    ) -> tuple[int, list[tuple[str, int]]]:
+        now = self._now_ms()
+        rows = conn.execute(
+            "SELECT member FROM schedules WHERE name = ? AND at <= ? ORDER BY at, member"
+            " LIMIT ?", (name, now, limit),
+        ).fetchall()
+        till = now + lease
+        conn.executemany("UPDATE schedules SET at = ? WHERE name = ? AND member = ?",
+                         [(till, name, member) for (member,) in rows])
+        return now, [(str(member), till) for (member,) in rows]
+
+    @staticmethod
+    def _tx_schedule_settle(
+        conn: sqlite3.Connection, wake: _Wake, name: str, member: str, claimed: int,
+        at: int | None,
+    ) -> bool:
+        if at is None:
+            done = conn.execute(
+                "DELETE FROM schedules WHERE name = ? AND member = ? AND at = ?",
+                (name, member, claimed))
+        else:
+            done = conn.execute(
+                "UPDATE schedules SET at = ? WHERE name = ? AND member = ? AND at = ?",
+                (at, name, member, claimed))
+        return done.rowcount > 0
+
+    async def store_time_ms(self) -> int:
+        return self._now_ms()
+
+    async def schedule_lower(self, name: str, member: str, at_ms: int) -> None:
+        check_name(name, "schedule name")
+        check_name(member, "member")
+        check_ms(at_ms)
+        self.round_trips += 1
+        await self._run(lambda c, w: self._tx_schedule_lower(c, w, name, member, at_ms))
+
+    async def schedule_claim(
+        self, name: str, limit: int, lease_ms: int
+    ) -> tuple[int, list[tuple[str, int]]]:
+        check_name(name, "schedule name")
+        check_limit(limit)
+        check_ms(lease_ms, "lease")
+        self.round_trips += 1
+        return await self._run(
+            lambda c, w: self._tx_schedule_claim(c, w, name, limit, lease_ms))
+
+    async def schedule_settle(
+        self, name: str, member: str, claimed_ms: int, at_ms: int | None
+    ) -> bool:
+        check_name(name, "schedule name")
+        check_name(member, "member")
+        check_ms(claimed_ms, "claim")
+        if at_ms is not None:
+            check_ms(at_ms)
+        self.round_trips += 1
+        return await self._run(
+            lambda c, w: self._tx_schedule_settle(c, w, name, member, claimed_ms, at_ms))
+
+    async def schedule_remove(self, name: str, member: str) -> None:
+        self.round_trips += 1
+        await self._run(lambda c, w: c.execute(
+            "DELETE FROM schedules WHERE name = ? AND member = ?", (name, member)) and None)
+
+    async def schedule_next(self, name: str) -> int | None:
+        row = await self._run(lambda c, w: c.execute(
+            "SELECT MIN(at) FROM schedules WHERE name = ?", (name,)).fetchone())
+        return None if row is None or row[0] is None else int(row[0])
+
+    async def schedule_due_at(self, name: str, member: str) -> int | None:
+        row = await self._run(lambda c, w: c.execute(
+            "SELECT at FROM schedules WHERE name = ? AND member = ?", (name, member)
+        ).fetchone())
+        return None if row is None else int(row[0])
+
+    async def schedule_size(self, name: str) -> int:
+        row = await self._run(lambda c, w: c.execute(
+            "SELECT COUNT(*) FROM schedules WHERE name = ?", (name,)).fetchone())
+        return int(row[0])
 
     def _read_ttl(self, conn: sqlite3.Connection, match_id: str) -> float | None:
         row = conn.execute("SELECT expires_at FROM matches WHERE id = ?", (match_id,)).fetchone()
