@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from service.clocks import OnTimeout, SeatClock, TimeControl, deadline_of
 from service.games.base import JSON
 
 from . import logdict
@@ -88,6 +89,29 @@ class Invitation:
     @classmethod
     def decode(cls, raw: list[Any]) -> Invitation:
         return cls(*raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Away:
+    """Who held a seat a bot took over (a hand-over, a timeout, a resignation): the player
+    bound to it and the digest of its token, so that the old token is told why it no longer
+    works (401 ``seat_handed_to_bot``) and its player may take the seat back."""
+
+    player: SeatPlayer | None
+    digest: str | None
+    reason: str
+    """``hand_over``, ``timeout`` or ``resign``."""
+    version: int
+    """The version at which the bot took the seat."""
+
+    def encode(self) -> list[Any]:
+        held = None if self.player is None else [self.player.player, self.player.name]
+        return [held, self.digest, self.reason, self.version]
+
+    @classmethod
+    def decode(cls, raw: list[Any]) -> Away:
+        held = None if raw[0] is None else SeatPlayer(raw[0][0], raw[0][1])
+        return cls(held, raw[1], str(raw[2]), int(raw[3]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +185,19 @@ class MatchRecord:
     rematch_of: str | None = None
     rematch: str | None = None
     """The match this one is a rematch of, and the rematch of this one."""
+    time_control: TimeControl | None = None
+    """The match's time control (None: untimed), chosen at creation."""
+    on_timeout: OnTimeout | None = None
+    """What a seat whose time runs out becomes (timed matches)."""
+    clocks: tuple[SeatClock, ...] = ()
+    """Each seat's clock (``service.clocks``): when its turn began, what is left; empty for
+    a match without a game yet and for records stored before clocks (2026-12)."""
+    termination: str | None = None
+    """How a finished match ended when not by the rules alone (``timeout``, ``resign``)."""
+    forfeited: tuple[int, ...] = ()
+    """Seats that are out (timed out under ``forfeit``, resigned), in the order they left."""
+    away: dict[int, Away] = field(default_factory=dict)
+    """Seats a bot took over, and who held them."""
 
     @property
     def waiting(self) -> bool:
@@ -195,6 +232,18 @@ class MatchRecord:
             if bound is not None and bound.player == player:
                 return seat
         return None
+
+    def deadlines(self) -> dict[int, int]:
+        """seat -> when its running clock runs out (ms, the store's clock), for each seat a
+        player must act in; empty for an untimed or finished match (bots have no deadline)."""
+        if self.time_control is None or self.finished or not self.started:
+            return {}
+        out: dict[int, int] = {}
+        for seat, clock in enumerate(self.clocks):
+            deadline = deadline_of(self.time_control, clock)
+            if deadline is not None and seat not in self.bots:
+                out[seat] = deadline
+        return out
 
     def remember(self, result: IdempotentResult) -> MatchRecord:
         kept = (*self.idempotency, result)[-MAX_IDEMPOTENCY_KEYS:]
@@ -274,6 +323,18 @@ class MatchRecord:
             header["ro"] = self.rematch_of
         if self.rematch is not None:
             header["rn"] = self.rematch
+        if self.time_control is not None:
+            header["tc"] = self.time_control.encode()
+        if self.on_timeout is not None:
+            header["ot"] = self.on_timeout.encode()
+        if self.clocks:
+            header["ck"] = [c.encode() for c in self.clocks]
+        if self.termination is not None:
+            header["tm"] = self.termination
+        if self.forfeited:
+            header["ff"] = list(self.forfeited)
+        if self.away:
+            header["aw"] = {str(seat): a.encode() for seat, a in sorted(self.away.items())}
         return _compact(header) + b"\n" + self.state
 
     @classmethod
@@ -317,6 +378,12 @@ class MatchRecord:
             reserved={int(seat): p for seat, p in (header.get("rs") or {}).items()},
             rematch_of=header.get("ro"),
             rematch=header.get("rn"),
+            time_control=TimeControl.decode(header["tc"]) if "tc" in header else None,
+            on_timeout=OnTimeout.decode(header["ot"]) if "ot" in header else None,
+            clocks=tuple(SeatClock.decode(c) for c in header.get("ck", ())),
+            termination=header.get("tm"),
+            forfeited=tuple(header.get("ff") or ()),
+            away={int(seat): Away.decode(a) for seat, a in (header.get("aw") or {}).items()},
         )
 
 

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from service.api.credentials import bearer_token
+from service.clocks import OnTimeout, SeatClock, TimeControl
 from service.errors import ApiError
 from service.identity import seats
 from service.matches import logdict
-from service.matches.records import IdempotentResult, LogRecord, MatchRecord, OutdatedRecord
+from service.matches.records import (
+    Away,
+    IdempotentResult,
+    LogRecord,
+    MatchRecord,
+    OutdatedRecord,
+    SeatPlayer,
+)
 
 
 def test_record_round_trip_and_bounded_idempotency_memory() -> None:
@@ -19,6 +29,25 @@ def test_record_round_trip_and_bounded_idempotency_memory() -> None:
     assert MatchRecord.decode(record.encode()) == record
     assert len(record.idempotency) == 16
     assert record.recall("k39") is not None and record.recall("k0") is None
+
+
+def test_clock_fields_round_trip_and_give_the_deadlines() -> None:
+    control = TimeControl("correspondence", seconds_per_move=60)
+    record = MatchRecord(
+        game="toy", players=3, options=None, seed=5, tokens=("a", None, "c"), state=b"x",
+        bots={1: "random"}, time_control=control, on_timeout=OnTimeout("bot", "greedy"),
+        clocks=(SeatClock(1_000, None, 4), SeatClock(2_000, None, 5), SeatClock(None, None, 1)),
+        termination="resign", forfeited=(1,),
+        away={1: Away(SeatPlayer("p1", "Ann"), "d1", "resign", 6)},
+    )
+    assert MatchRecord.decode(record.encode()) == record
+    # Seat 1 is a bot's now: it has no deadline; seat 2's clock is stopped.
+    assert record.deadlines() == {0: 61_000}
+    assert replace(record, finished=True).deadlines() == {}
+    assert replace(record, time_control=None).deadlines() == {}
+    untimed = MatchRecord(game="toy", players=2, options=None, seed=5, tokens=("a", "b"),
+                          state=b"x")
+    assert b'"tc"' not in untimed.encode() and MatchRecord.decode(untimed.encode()) == untimed
 
 
 def test_records_from_before_per_seat_bot_kinds_still_decode() -> None:
