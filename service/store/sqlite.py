@@ -149,6 +149,8 @@ log = logging.getLogger("skyline.store")
 DEFAULT_FILENAME = "skyline.sqlite3"
 APPLICATION_ID = 0x536B794C  # "SkyL": PRAGMA application_id of a Skyline database
 SCHEMA_VERSION = 2  # PRAGMA user_version (1: matches, log, due; 2: + documents, feeds)
+# The schedules table came later without a new version, like the due lane: an older Skyline
+# still opens and writes such a file (it only leaves the schedules alone).
 MEMORY = ":memory:"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 

@@ -676,7 +676,7 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_data(tmp_path
         assert conn.execute("PRAGMA user_version").fetchone() == (2,)
         assert conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
     assert _tables(path) == {"matches", "log", "due", "docs", "doc_index", "feeds",
-                             "feed_items", "feed_marks"}
+                             "feed_items", "feed_marks", "schedules"}
     store = SqliteStore(path)  # reopened at version 2: everything is there
     try:
         assert await store.load("m1") == (1, b"r1")
