@@ -47,6 +47,7 @@ from service.matches import MatchService, live_gauges
 from service.matches.storage import DEFAULT_WAITING_TTL
 from service.matches.tickets import DEFAULT_TICKET_SECONDS
 from service.metrics import Metrics
+from service.notify import WebhookService, WebhookSettings
 from service.players import PlayerService
 from service.players.service import DEFAULT_AUDIENCE
 from service.store import DEFAULT_DATA_DIR, DocStore, MatchStore, SqliteStore
@@ -119,6 +120,10 @@ class Settings:
     ``skyline worker`` processes, or ``serve --worker``)."""
     worker_options: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of ``service.workers.bots.BotWorker`` (concurrency, budget ...)."""
+    webhooks: WebhookSettings = field(default_factory=WebhookSettings)
+    """Webhook deliveries: the URL policy, timeouts, retries, disabling (``--webhook-*``;
+    ``service.notify``). Delivered by the worker that runs the bots (in ``serve`` on the
+    embedded store, else ``skyline worker``)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -229,6 +234,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     table_service = TableService(player_service, match_service)
     invitation_service = InvitationService(table_service)
     rematch = Rematch(table_service)
+    webhook_service = WebhookService(cast(DocStore, the_store), player_service, match_service,
+                                     settings.webhooks)
     limits = build_limits(
         settings.limits, the_store,
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
@@ -261,9 +268,21 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
             worker = BotWorker(match_service, **worker_options)
             task = asyncio.create_task(worker.run())
         app.state.worker = worker
+        webhook_worker = webhook_task = None
+        if in_process_worker:
+            from service.workers.webhooks import WebhookWorker
+
+            webhook_worker = WebhookWorker(webhook_service)
+            webhook_task = asyncio.create_task(webhook_worker.run())
+        app.state.webhook_worker = webhook_worker
         try:
             yield
         finally:
+            if webhook_worker is not None and webhook_task is not None:
+                webhook_worker.stop()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await webhook_task
+            await webhook_service.aclose()
             if worker is not None and task is not None:
                 worker.stop()
                 task.cancel()
@@ -312,6 +331,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.table_service = table_service
     app.state.invitation_service = invitation_service
     app.state.rematch = rematch
+    app.state.webhook_service = webhook_service
     app.state.store = the_store
     app.state.settings = settings
     app.state.limits = limits

@@ -156,6 +156,65 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def _networks(value: str) -> tuple[str, ...]:
+    from service.notify.ssrf import parse_networks
+
+    try:
+        return tuple(str(n) for n in parse_networks(value))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a list of CIDR ranges: {error}") from None
+
+
+def _add_webhook_flags(parser: argparse.ArgumentParser) -> None:
+    """How webhooks are delivered (docs/clocks-and-notifications.md): the URL policy, the timeouts, the
+    retries and when an endpoint is disabled."""
+    parser.add_argument(
+        "--webhook-allow-http", type=_on_off, nargs="?", const=True,
+        default=_env("WEBHOOK_ALLOW_HTTP", False, _on_off),
+        help="accept http:// webhook URLs, not only https:// (SKYLINE_WEBHOOK_ALLOW_HTTP)")
+    parser.add_argument(
+        "--webhook-allow-networks", type=_networks,
+        default=_env("WEBHOOK_ALLOW_NETWORKS", (), _networks), metavar="CIDR,...",
+        help="internal networks webhooks may reach anyway, e.g. 10.1.0.0/16 "
+        "(SKYLINE_WEBHOOK_ALLOW_NETWORKS); by default loopback, private, link-local, "
+        "unique-local, multicast, reserved and cloud metadata addresses are refused")
+    parser.add_argument(
+        "--webhook-connect-timeout", type=_seconds,
+        default=_env("WEBHOOK_CONNECT_TIMEOUT", 5.0, _seconds),
+        help="seconds to connect to a receiver (SKYLINE_WEBHOOK_CONNECT_TIMEOUT)")
+    parser.add_argument(
+        "--webhook-read-timeout", type=_seconds,
+        default=_env("WEBHOOK_READ_TIMEOUT", 10.0, _seconds),
+        help="seconds a receiver has to answer (SKYLINE_WEBHOOK_READ_TIMEOUT)")
+    parser.add_argument(
+        "--webhook-retry-hours", type=_seconds,
+        default=_env("WEBHOOK_RETRY_HOURS", 24.0, _seconds),
+        help="hours an event is retried before it is given up (SKYLINE_WEBHOOK_RETRY_HOURS)")
+    parser.add_argument(
+        "--webhook-disable-after", type=_positive_int,
+        default=_env("WEBHOOK_DISABLE_AFTER", 20, _positive_int),
+        help="failed attempts in a row that disable an endpoint, if they span "
+        "--webhook-disable-hours (SKYLINE_WEBHOOK_DISABLE_AFTER)")
+    parser.add_argument(
+        "--webhook-disable-hours", type=_seconds,
+        default=_env("WEBHOOK_DISABLE_HOURS", 6.0, _seconds),
+        help="the least time a failure run spans before it disables an endpoint "
+        "(SKYLINE_WEBHOOK_DISABLE_HOURS)")
+
+
+def _webhook_settings(args: argparse.Namespace) -> Any:
+    from service.notify import WebhookSettings
+
+    return WebhookSettings(
+        allow_http=args.webhook_allow_http, allow_networks=tuple(args.webhook_allow_networks),
+        connect_timeout=args.webhook_connect_timeout, read_timeout=args.webhook_read_timeout,
+        retry_seconds=args.webhook_retry_hours * 3600,
+        disable_after=args.webhook_disable_after,
+        disable_seconds=args.webhook_disable_hours * 3600,
+        lease_seconds=max(60.0, 3 * (args.webhook_connect_timeout + args.webhook_read_timeout)),
+    )
+
+
 def _env(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
     raw = os.environ.get(f"SKYLINE_{name}")
     return default if raw is None else convert(raw)
@@ -195,6 +254,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         limits=_limit_settings(args),
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
+        webhooks=_webhook_settings(args),
     )
     from service.store import StoreFileError
 
@@ -260,9 +320,11 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from service.matches import MatchService
+    from service.notify import WebhookService
     from service.players import PlayerService
     from service.store import open_store
     from service.workers.bots import BotWorker
+    from service.workers.webhooks import WebhookWorker
 
     if not (args.redis_url or args.redis_cluster):
         print(
@@ -283,20 +345,31 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         service = MatchService(store, ttl_finished=args.ttl_finished, ttl_idle=args.ttl_idle)
         # The player feed hears of the bots' moves too (their writes tell its listener).
         players = PlayerService(cast(Any, store), service)
+        # Webhooks: their events come from the bots' writes too, and this worker delivers.
+        webhooks = WebhookService(cast(Any, store), players, service, _webhook_settings(args))
+        webhook_worker = WebhookWorker(webhooks)
         worker = BotWorker(
             service, consumer=args.consumer or None, concurrency=args.concurrency,
             budget=args.bot_budget, reclaim_idle_ms=args.reclaim_idle_ms,
             processes=args.processes,
         )
         loop = asyncio.get_running_loop()
+        def stop() -> None:
+            worker.stop()
+            webhook_worker.stop()
+
         for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, worker.stop)
+            loop.add_signal_handler(signum, stop)
         thinking = f"{worker.processes} processes" if worker.processes else "threads"
         print(f"skyline: bot worker {worker.consumer} (concurrency {worker.concurrency}, "
               f"thinking in {thinking})", flush=True)
+        delivering = asyncio.create_task(webhook_worker.run())
         try:
             await worker.run()
         finally:
+            webhook_worker.stop()
+            await delivering
+            await webhooks.aclose()
             await players.aclose()
             await store.close()
 
@@ -743,6 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Redis run `skyline worker` processes instead) (SKYLINE_WORKER)",
     )
     _add_bot_flags(serve, "--worker-concurrency")
+    _add_webhook_flags(serve)
     _add_policy_flag(serve)
     serve.set_defaults(handler=_cmd_serve)
 
@@ -752,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_flags(worker, embedded=False)
     _add_ttl_flags(worker)
     _add_bot_flags(worker, "--concurrency")
+    _add_webhook_flags(worker)
     worker.add_argument(
         "--consumer", default=_env("WORKER_CONSUMER", None),
         help="consumer name in the group (SKYLINE_WORKER_CONSUMER); default host:pid. A "

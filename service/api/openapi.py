@@ -59,6 +59,18 @@ from service.matches.models import (
     StreamTicket,
     Version,
 )
+from service.notify.models import (
+    DELIVERIES_DEFAULT,
+    DELIVERIES_MAX,
+    CreateWebhookRequest,
+    DeliveriesPage,
+    PingQueued,
+    UpdateWebhookRequest,
+    WebhookCreated,
+    WebhookList,
+    WebhookSecret,
+)
+from service.notify.models import Webhook as WebhookOut
 from service.players.models import (
     FEED_KINDS,
     MY_MATCHES_DEFAULT,
@@ -260,6 +272,14 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "SpectatorToken": (SpectatorToken, "serialization"),
         "PlayerInvitationsPage": (PlayerInvitationsPage, "serialization"),
         "LivePage": (LivePage, "serialization"),
+        "CreateWebhookRequest": (CreateWebhookRequest, "validation"),
+        "UpdateWebhookRequest": (UpdateWebhookRequest, "validation"),
+        "Webhook": (WebhookOut, "serialization"),
+        "WebhookCreated": (WebhookCreated, "serialization"),
+        "WebhookList": (WebhookList, "serialization"),
+        "WebhookSecret": (WebhookSecret, "serialization"),
+        "PingQueued": (PingQueued, "serialization"),
+        "DeliveriesPage": (DeliveriesPage, "serialization"),
         "LogPage": (page, "serialization"),
         "StreamPatch": (StreamPatch, "serialization"),
         "Problem": (Problem, "serialization"),
@@ -657,6 +677,7 @@ def _paths() -> dict[str, Any]:
         **_queue_paths(),
         **_table_paths(),
         **_invitation_paths(),
+        **_webhook_paths(),
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
             "security": PUBLIC,
@@ -1116,6 +1137,95 @@ def _invitation_paths() -> dict[str, Any]:
     }
 
 
+WEBHOOK_ID_PARAM = {
+    "name": "webhookId", "in": "path", "required": True,
+    "description": "The endpoint's id (`we_…`, createWebhook's `id`).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+}
+
+
+def _webhook_op(op: str, summary: str, description: str, answer: dict[str, Any], *,
+                body: str | None = None, params: list[dict[str, Any]] | None = None,
+                status: str = "200") -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "operationId": op, "summary": summary, "tags": ["webhooks"],
+        "description": description + " Needs the app's key (docs/clocks-and-notifications.md).",
+        "security": APP_SECURITY, "parameters": params if params is not None
+        else [WEBHOOK_ID_PARAM],
+        "responses": {status: answer, **_problems(operation=op)},
+    }
+    if body is not None:
+        operation["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": {"$ref": REF.format(model=body)}}}}
+    return operation
+
+
+def _webhook_paths() -> dict[str, Any]:
+    by_id = {"webhookId": "$response.body#/id"}
+    links = {
+        "GetWebhook": {"operationId": "getWebhook", "parameters": by_id},
+        "PingWebhook": {"operationId": "pingWebhook", "parameters": by_id},
+        "ListWebhookDeliveries": {"operationId": "listWebhookDeliveries",
+                                  "parameters": by_id},
+    }
+    return {
+        "/v1/apps/me/webhooks": {
+            "get": _webhook_op("listWebhooks", "The app's webhook endpoints.",
+                               "Oldest first; secrets are never shown again.",
+                               _json("WebhookList", "The endpoints."), params=[]),
+            "post": _webhook_op(
+                "createWebhook", "A new webhook endpoint (its signing secret shown once).",
+                "Events of the app's matches are POSTed to `url`, signed as Standard "
+                "Webhooks with the answer's `secret` (`whsec_…`, shown only now). Refusals: "
+                "`webhook_url_not_https`, `webhook_url_forbidden` (the URL points inside a "
+                "private network), `bad_webhook` (an unknown event kind, `warnBeforeSeconds` "
+                "out of range, too many endpoints).",
+                _json("WebhookCreated", "Created.", links=links), body="CreateWebhookRequest",
+                params=[], status="201"),
+        },
+        "/v1/apps/me/webhooks/{webhookId}": {
+            "get": _webhook_op("getWebhook", "One webhook endpoint.",
+                               "Its settings and health (`enabled`, `failures`).",
+                               _json("Webhook", "The endpoint.")),
+            "patch": _webhook_op("updateWebhook", "Change an endpoint's URL, events or "
+                                 "warning time.", "Fields left out stay as they are.",
+                                 _json("Webhook", "The endpoint after the change."),
+                                 body="UpdateWebhookRequest"),
+            "delete": _webhook_op("deleteWebhook", "Delete an endpoint.",
+                                  "Nothing more is sent to it; deliveries still pending are "
+                                  "dropped.", _json("Webhook", "The endpoint, deleted.")),
+        },
+        "/v1/apps/me/webhooks/{webhookId}/ping": {"post": _webhook_op(
+            "pingWebhook", "Send a `ping` event to the endpoint.",
+            "The event is queued (202) and delivered like any other; its id is the "
+            "delivery's `webhook-id` and names it in the delivery log. No body.",
+            _json("PingQueued", "Queued."), status="202")},
+        "/v1/apps/me/webhooks/{webhookId}/enable": {"post": _webhook_op(
+            "enableWebhook", "Enable an endpoint the server disabled.",
+            "After a run of failed deliveries the server disables an endpoint (`enabled: "
+            "false`); this turns it back on and forgets the run. No body.",
+            _json("Webhook", "The endpoint, enabled."))},
+        "/v1/apps/me/webhooks/{webhookId}/rotate-secret": {"post": _webhook_op(
+            "rotateWebhookSecret", "A new signing secret (shown once).",
+            "The old secret signs nothing from now on. No body.",
+            _json("WebhookSecret", "The new secret."))},
+        "/v1/apps/me/webhooks/{webhookId}/deliveries": {"get": _webhook_op(
+            "listWebhookDeliveries", "The endpoint's delivery log, newest first.",
+            "One item per attempt: the event, its attempt number, when, the HTTP status or "
+            "the error, how long it took and when the next attempt is due. Follow "
+            "`nextCursor` (as `cursor`) for older ones; at least the last 1,000 attempts "
+            "or 3 days are kept.",
+            _json("DeliveriesPage", "A page of attempts."), params=[WEBHOOK_ID_PARAM, {
+                "name": "cursor", "in": "query", "required": False,
+                "description": "`nextCursor` of the previous page.",
+                "schema": {"type": "string", "maxLength": 20}}, {
+                "name": "limit", "in": "query", "required": False,
+                "description": "The most items in the page.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": DELIVERIES_MAX,
+                           "default": DELIVERIES_DEFAULT}}])},
+    }
+
+
 def _live_list() -> dict[str, Any]:
     return {
         "operationId": "listMatches", "summary": "Live public matches of the caller's app, "
@@ -1265,7 +1375,8 @@ def _declare_rate_limits(paths: dict[str, Any]) -> dict[str, Any]:
     return paths
 
 
-REQUEST_BODIES = ("CreateMatchRequest", "ActRequest", "HandSeatRequest")
+REQUEST_BODIES = ("CreateMatchRequest", "ActRequest", "HandSeatRequest",
+                  "CreateWebhookRequest", "UpdateWebhookRequest")
 STATE_EVENT = "MatchStateEvent"
 PATCH_EVENT = "MatchPatchEvent"
 OTHER_STREAM_EVENT = "OtherStreamEvent"

@@ -39,6 +39,7 @@ _READ = (
 )
 """A match read: the caller's credential checked, then the match loaded."""
 _APP = _CREDENTIALS
+_WEBHOOK_URL = ("webhook_url_not_https", "webhook_url_forbidden")
 
 OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "listGames": (),
@@ -106,6 +107,16 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "rematchMatch": (*_READ, "forbidden", "match_not_finished"),
     "listLobby": (*_CREDENTIALS, "malformed"),
     "listMatches": (*_CREDENTIALS, "malformed"),
+    # Webhooks (issue 18): the app's key, then its endpoints document.
+    "listWebhooks": _APP,
+    "createWebhook": (*_BODY, *_APP, *_WEBHOOK_URL, "bad_webhook"),
+    "getWebhook": (*_APP, "webhook_not_found"),
+    "updateWebhook": (*_BODY, *_APP, *_WEBHOOK_URL, "bad_webhook", "webhook_not_found"),
+    "deleteWebhook": (*_APP, "webhook_not_found"),
+    "pingWebhook": (*_APP, "webhook_not_found"),
+    "enableWebhook": (*_APP, "webhook_not_found"),
+    "rotateWebhookSecret": (*_APP, "webhook_not_found"),
+    "listWebhookDeliveries": (*_APP, "malformed", "webhook_not_found"),
     "healthz": (),
     "readyz": ("store_unavailable",),
     "metrics": (),

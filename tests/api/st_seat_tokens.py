@@ -44,6 +44,8 @@ class SeatTokens:
         self._tokens: dict[str, str] = {}
         self._players: dict[str, str] = {}
         self._newest_player: str | None = None
+        self.app_key: str | None = None
+        """An app key of the target app, for ``/v1/apps/me/...`` (set by the test)."""
         self._lock = threading.Lock()
 
     def remember(self, case: Any, response: Any) -> None:
@@ -77,6 +79,8 @@ class SeatTokens:
             if match_id is not None:
                 return self._tokens.get(str(match_id))
             path = getattr(case.operation, "path", "")
+            if path.startswith("/v1/apps/me/") and self.app_key is not None:
+                return self.app_key
             if path.startswith("/v1/me"):
                 return self._newest_player
             for player in _seated_players(case):

@@ -32,7 +32,7 @@ MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "str
              "getBoardSvg", "createStreamTicket")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
 BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue", "joinMatch",
-            "startMatch", "createInvitation")
+            "startMatch", "createInvitation", "createWebhook", "updateWebhook")
 QUEUE_OPS = ("enqueue", "getQueueTicket", "leaveQueue")
 EVERY = "*"
 """A site any operation reaches (its codes must be in ``EVERY_OPERATION``)."""
@@ -50,9 +50,15 @@ MATCH_READ = (*MATCH_OPS, "renewSeatToken", *TABLE_OPS, "createInvitation",
 APP_OPS = ("listAppPlayerMatches", "getAppPlayer", "deleteAppPlayer")
 PLAYER_OPS = ("getMe", "deleteMe", "listMyMatches", *APP_OPS, "renewSeatToken",
               "streamPlayerEvents", "createFeedTicket")
+WEBHOOK_OPS = ("listWebhooks", "createWebhook", "getWebhook", "updateWebhook",
+               "deleteWebhook", "pingWebhook", "enableWebhook", "rotateWebhookSecret",
+               "listWebhookDeliveries")
+"""An app's webhook endpoints (``service.notify``, issue 18)."""
+WEBHOOK_ONE = tuple(op for op in WEBHOOK_OPS if op not in ("listWebhooks", "createWebhook"))
+WEBHOOK_URL = ("createWebhook", "updateWebhook")
 AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, *QUEUE_OPS, *TABLE_OPS, *LIST_OPS,
                  "createInvitation", "revokeInvitation", "listMyInvitations",
-                 "acceptInvitation", "declineInvitation", GRAPHQL)
+                 "acceptInvitation", "declineInvitation", *WEBHOOK_OPS, GRAPHQL)
 """Operations that check a bearer credential (a WebSocket's ``connection_init`` too)."""
 """Sites a match read reaches (a WebSocket's ``connection_init`` naming a match reads it)."""
 
@@ -63,10 +69,12 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/http.py::read_body": BODY_OPS,
     "service/api/rest/http.py::non_negative_int": ("getLog", "streamEvents",
                                                    "streamPlayerEvents", *LIST_OPS,
-                                                   "listMyInvitations"),
+                                                   "listMyInvitations",
+                                                   "listWebhookDeliveries"),
     "service/api/rest/http.py::query_count": ("getLog", "streamEvents", "streamPlayerEvents",
                                               "listMyMatches", "listAppPlayerMatches",
-                                              *LIST_OPS, "listMyInvitations"),
+                                              *LIST_OPS, "listMyInvitations",
+                                              "listWebhookDeliveries"),
     "service/api/rest/http.py::entity_tags": ("act",),  # If-Match
     "service/api/rest/games.py::rules_version_param": ("getGame",),
     "service/catalogue/documents.py::catalogue_of": ("getGame",),  # GraphQL's `game` too
@@ -214,7 +222,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/players/listing.py::decode_cursor": ("listMyMatches", "listAppPlayerMatches",
                                                   "listMyInvitations", *LIST_OPS),
     "service/api/rest/http.py::query_once": ("listMyMatches", "listAppPlayerMatches",
-                                             *LIST_OPS, "listMyInvitations"),
+                                             *LIST_OPS, "listMyInvitations",
+                                             "listWebhookDeliveries"),
     "service/api/rest/players.py::_filters": ("listMyMatches", "listAppPlayerMatches"),
     "service/api/rest/players.py::app_matches": ("listAppPlayerMatches",),
     "service/matches/create.py::seats_of": ("createMatch",),
@@ -248,6 +257,20 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rate_limits.py::rate_limited": (*pc.OPERATION_CODES, GRAPHQL),
     "service/limits/quotas.py::ActiveMatchQuota.take": ("createMatch",),
     "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch",),
+    # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
+    "service/api/rest/webhooks.py::webhooks_of": WEBHOOK_OPS,
+    "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
+    "service/api/graphql/webhooks.py::_body": WEBHOOK_URL,
+    "service/notify/service.py::_app_of": WEBHOOK_OPS,
+    "service/notify/service.py::not_found": WEBHOOK_ONE,
+    "service/notify/service.py::_check_events": WEBHOOK_URL,
+    "service/notify/service.py::_check_warn": WEBHOOK_URL,
+    "service/notify/service.py::WebhookService.create.add": ("createWebhook",),
+    "service/notify/service.py::WebhookService.deliveries": ("listWebhookDeliveries",),
+    "service/notify/outbox.py::Outbox.read_log": ("listWebhookDeliveries",),
+    "service/notify/ssrf.py::UrlPolicy.split": WEBHOOK_URL,
+    "service/notify/ssrf.py::UrlPolicy.check": WEBHOOK_URL,
+    "service/notify/ssrf.py::forbidden": WEBHOOK_URL,
 }
 """raise site (``path::qualified function``) -> the operations whose code path reaches it."""
 

@@ -20,6 +20,7 @@ session's fixtures run.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,22 +61,50 @@ FUZZ = settings(
 )
 
 
+def _with_app_key(target: Any, store: Any = None) -> Any:
+    """``target``, with a key of a new app of its own given to ``/v1/apps/me/...`` requests
+    (the app key operations, webhooks included, reach past the credential check). ``store``:
+    a store of its own to write the app with (a Redis client is bound to its loop)."""
+    from service.players.apps import Apps
+    from service.players.docs import Docs
+
+    async def add() -> str:
+        found = store if store is not None else target.state.store
+        try:
+            _, key = await Apps(Docs(found)).add("Fuzz")
+        finally:
+            if store is not None:
+                await store.close()
+        return str(key)
+
+    if store is not None:
+        st_seat_tokens.TOKENS.app_key = asyncio.run(add())
+        return target
+    with TestClient(target) as client:
+        assert client.portal is not None
+        st_seat_tokens.TOKENS.app_key = client.portal.call(add)
+    return target
+
+
 @pytest.fixture
 def on_embedded(toy_game: None) -> Iterator[None]:
     """The schema's requests go to an app on a fresh embedded store."""
-    switchboard.target = make_app(sse_max_seconds=0.5)
+    switchboard.target = _with_app_key(make_app(sse_max_seconds=0.5))
     yield
     switchboard.target = app
+    st_seat_tokens.TOKENS.app_key = None
 
 
 @pytest.fixture
 def on_redis(toy_game: None, redis_url: str, redis_prefix: str) -> Iterator[None]:
     """The schema's requests go to an app on Redis, under this test's key prefix."""
     store = RedisStore.from_url(redis_url, prefix=redis_prefix)
-    switchboard.target = make_app(store, sse_max_seconds=0.5, redis_url=redis_url,
-                                  redis_prefix=redis_prefix)
+    switchboard.target = _with_app_key(
+        make_app(store, sse_max_seconds=0.5, redis_url=redis_url, redis_prefix=redis_prefix),
+        RedisStore.from_url(redis_url, prefix=redis_prefix))
     yield
     switchboard.target = app
+    st_seat_tokens.TOKENS.app_key = None
 
 
 @schema.parametrize()

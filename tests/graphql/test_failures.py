@@ -66,6 +66,8 @@ EXPECTED = {
     "invite_expired": NotFound,
     "invite_used_up": NotFound,
     "invite_revoked": NotFound,
+    # Issue 18: webhooks (their 422s are BadRequest).
+    "webhook_not_found": NotFound,
 }
 
 

@@ -44,6 +44,7 @@ from .types.match import (
     Visibility,
 )
 from .types.tickets import StreamTicketType
+from .webhooks import WebhooksMutation
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -89,6 +90,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     class Mutation(
         PlayerMutation, QueueMutation, TablesMutation,  # type: ignore[valid-type,misc]
         InvitationsMutation,  # type: ignore[valid-type,misc]
+        WebhooksMutation,
     ):
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "

@@ -14,6 +14,7 @@ from .queue import QueueQuery
 from .results import READ_FAILURES, answer, result_union
 from .tables import build_tables_query
 from .types.match import Game, MatchTypes
+from .webhooks import WebhooksQuery
 
 
 def build_query(types: MatchTypes, game_field: Any) -> type:
@@ -34,7 +35,7 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
                      "Texts and messages come in the request's language (`Accept-Language` "
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
     class Query(PlayerQuery, QueueQuery, TablesQuery,  # type: ignore[valid-type,misc]
-                InvitationsQuery):
+                InvitationsQuery, WebhooksQuery):
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
             return [Game.from_model(g) for g in await info.context.service.catalogue()]

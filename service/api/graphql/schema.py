@@ -60,6 +60,10 @@ RESERVED_NAMES = (
     "Invitation", "InvitationKind", "InvitationStatus", "InvitationInfo", "SpectatorToken",
     "PlayerInvitation", "PlayerInvitationsPage", "InvitationResult", "InvitationInfoResult",
     "SpectatorTokenResult", "MyInvitationsResult", "InvitedEvent", "RematchOfferedEvent",
+    "Webhook", "WebhookCreated", "WebhookSecret", "PingQueued", "DeliveryAttempt",
+    "WebhookDeliveriesPage", "WebhookList", "WebhookResult", "WebhooksResult",
+    "CreateWebhookResult", "WebhookSecretResult", "PingWebhookResult",
+    "WebhookDeliveriesResult",
     RESULT_NAME,
     *(kind.__name__ for kind in FAILURES),
 )

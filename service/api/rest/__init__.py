@@ -38,6 +38,14 @@ from .tables import (
     start_match,
 )
 from .tickets import create_stream_ticket
+from .webhooks import (
+    enable_webhook,
+    ping_webhook,
+    rotate_webhook_secret,
+    webhook,
+    webhook_deliveries,
+    webhooks,
+)
 
 
 def rest_routes() -> list[Route]:
@@ -99,6 +107,17 @@ def rest_routes() -> list[Route]:
         Route("/v1/apps/me/matches", app_matches, methods=["GET"], name="app_matches"),
         Route("/v1/apps/me/players/{sub}", app_player, methods=["GET", "DELETE"],
               name="app_player"),
+        Route("/v1/apps/me/webhooks", webhooks, methods=["GET", "POST"], name="webhooks"),
+        Route("/v1/apps/me/webhooks/{webhook_id}", webhook,
+              methods=["GET", "PATCH", "DELETE"], name="webhook"),
+        Route("/v1/apps/me/webhooks/{webhook_id}/ping", ping_webhook, methods=["POST"],
+              name="ping_webhook"),
+        Route("/v1/apps/me/webhooks/{webhook_id}/enable", enable_webhook, methods=["POST"],
+              name="enable_webhook"),
+        Route("/v1/apps/me/webhooks/{webhook_id}/rotate-secret", rotate_webhook_secret,
+              methods=["POST"], name="rotate_webhook_secret"),
+        Route("/v1/apps/me/webhooks/{webhook_id}/deliveries", webhook_deliveries,
+              methods=["GET"], name="webhook_deliveries"),
         Route("/healthz", healthz, methods=["GET"], name="healthz"),
         Route("/readyz", readyz, methods=["GET"], name="readyz"),
         Route("/metrics", metrics, methods=["GET"], name="metrics"),

@@ -119,6 +119,7 @@ _BY_CODE: dict[str, type] = {
     "guests_disabled": Forbidden,
     "player_not_found": NotFound,
     "ticket_not_found": NotFound,
+    "webhook_not_found": NotFound,  # issue 18
     # Lobby tables (issue 17): a waiting match's state, and its seats.
     "invite_not_found": NotFound,
     "invite_expired": NotFound,  # 410, as rules_version_retired
