@@ -57,7 +57,10 @@ class Directory:
         return player, token
 
     async def user(self, app_id: str, sub: str) -> PlayerRecord | None:
-        """The player of the app's user ``sub``, if it signed in before (deleted: None)."""
+        """The player of the app's user ``sub``, if it signed in before (deleted: None; a
+        ``sub`` no JWT could carry: None)."""
+        if not 1 <= len(sub) <= credentials.MAX_SUB_LENGTH:
+            return None
         doc = await self.docs.get(credentials.user_key(app_id, sub))
         if doc is None:
             return None
