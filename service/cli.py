@@ -166,8 +166,8 @@ def _networks(value: str) -> tuple[str, ...]:
 
 
 def _add_webhook_flags(parser: argparse.ArgumentParser) -> None:
-    """How webhooks are delivered (docs/clocks-and-notifications.md): the URL policy, the timeouts, the
-    retries and when an endpoint is disabled."""
+    """How webhooks are delivered (docs/clocks-and-notifications.md): the URL policy, the
+    timeouts, the retries and when an endpoint is disabled."""
     parser.add_argument(
         "--webhook-allow-http", type=_on_off, nargs="?", const=True,
         default=_env("WEBHOOK_ALLOW_HTTP", False, _on_off),

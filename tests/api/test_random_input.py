@@ -118,6 +118,7 @@ def path_parameters(scene: Scene) -> dict[str, st.SearchStrategy[str]]:
         "code": st.sampled_from([f"ski_{scene.match_ids[1]}." + "a" * 24,
                                  f"skv_{scene.match_ids[0]}." + "b" * 24, "ski_x"]) | junk,
         "invitationId": st.sampled_from([f"{scene.match_ids[1]}.abcdefghijkl", "x.y"]) | junk,
+        "webhookId": st.sampled_from(["we_" + "0" * 20, "we_x"]) | junk,
     }
 
 
