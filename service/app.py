@@ -275,9 +275,20 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
             webhook_worker = WebhookWorker(webhook_service)
             webhook_task = asyncio.create_task(webhook_worker.run())
         app.state.webhook_worker = webhook_worker
+        clock_worker = clock_task = None
+        if in_process_worker:
+            from service.workers.clocks import ClockWorker
+
+            clock_worker = ClockWorker(match_service.timeouts)
+            clock_task = asyncio.create_task(clock_worker.run())
+        app.state.clock_worker = clock_worker
         try:
             yield
         finally:
+            if clock_worker is not None and clock_task is not None:
+                clock_worker.stop()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await clock_task
             if webhook_worker is not None and webhook_task is not None:
                 webhook_worker.stop()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -315,7 +315,8 @@ def _open_files_for(watchers: int) -> None:
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    """``skyline worker``: play bot seats signalled due on Redis until SIGTERM / SIGINT."""
+    """``skyline worker``: play bot seats signalled due on Redis, fire the deadlines of timed
+    matches and deliver webhooks, until SIGTERM / SIGINT."""
     import logging
     import signal
 
@@ -324,6 +325,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     from service.players import PlayerService
     from service.store import open_store
     from service.workers.bots import BotWorker
+    from service.workers.clocks import ClockWorker
     from service.workers.webhooks import WebhookWorker
 
     if not (args.redis_url or args.redis_cluster):
@@ -348,6 +350,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         # Webhooks: their events come from the bots' writes too, and this worker delivers.
         webhooks = WebhookService(cast(Any, store), players, service, _webhook_settings(args))
         webhook_worker = WebhookWorker(webhooks)
+        clock_worker = ClockWorker(service.timeouts)
         worker = BotWorker(
             service, consumer=args.consumer or None, concurrency=args.concurrency,
             budget=args.bot_budget, reclaim_idle_ms=args.reclaim_idle_ms,
@@ -357,6 +360,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         def stop() -> None:
             worker.stop()
             webhook_worker.stop()
+            clock_worker.stop()
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop)
@@ -364,11 +368,14 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         print(f"skyline: bot worker {worker.consumer} (concurrency {worker.concurrency}, "
               f"thinking in {thinking})", flush=True)
         delivering = asyncio.create_task(webhook_worker.run())
+        timing = asyncio.create_task(clock_worker.run())
         try:
             await worker.run()
         finally:
             webhook_worker.stop()
+            clock_worker.stop()
             await delivering
+            await timing
             await webhooks.aclose()
             await players.aclose()
             await store.close()

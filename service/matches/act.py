@@ -167,12 +167,12 @@ class Acting:
             if key is not None:
                 new_record = new_record.remember(IdempotentResult(key, version + 1, action_digest))
             entry = LogRecord(seat=seat, action=dump_action(engine, parsed))
-            if await storage.write(
+            if stored := await storage.write(
                 match_id, version, new_record, entry, before=record, write_id=write_id
             ):
                 storage.metrics.action(engine.id, record.rules_version)
-                await self.due.signal_if_due(match_id, engine, new_record, new_state)
-                after = state_of(match_id, version + 1, engine, new_state, seat, new_record)
+                await self.due.signal_if_due(match_id, engine, stored, new_state)
+                after = state_of(match_id, version + 1, engine, new_state, seat, stored)
                 return ActResponse(
                     match_id=match_id,
                     version=version + 1,

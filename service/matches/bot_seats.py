@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from service.bots import KINDS as BOT_KINDS
@@ -13,6 +12,7 @@ from service.games.base import JSON, Engine, dump_action
 from service.i18n import T
 from service.identity.callers import Credential
 
+from . import absence
 from .due import DueSignals
 from .models import MatchState
 from .play import check_pins, check_started, play
@@ -113,15 +113,14 @@ class BotSeats:
             if record.finished or engine.result(state) is not None:
                 raise ApiError.of("match_finished", "The match is over.", currentVersion=version)
             wanted = {str(s): k for s, k in {**record.bots, own: kind}.items()}
-            bots = bot_seats(engine, record.players, wanted, all_bots=True)
-            tokens = tuple(None if s == own else t for s, t in enumerate(record.tokens))
-            players = tuple(None if s == own else p for s, p in enumerate(record.seat_players))
-            new_record = replace(record, bots=bots, tokens=tokens, seat_players=players,
-                                 updated=storage.now())
+            bot_seats(engine, record.players, wanted, all_bots=True)  # the kind is checked
+            new_record = absence.to_bot(record, own, kind, "hand_over", version + 1,
+                                        await storage.store_clock.now_ms(), storage.now())
             entry = LogRecord(seat=None, action={"type": "seat_to_bot", "seat": own,
                                                  "kind": kind})
-            if await storage.write(match_id, version, new_record, entry, before=record):
-                await self.due.signal_if_due(match_id, engine, new_record, state)
-                return state_of(match_id, version + 1, engine, state, None, new_record)
+            if stored := await storage.write(match_id, version, new_record, entry,
+                                             before=record):
+                await self.due.signal_if_due(match_id, engine, stored, state)
+                return state_of(match_id, version + 1, engine, state, None, stored)
             storage.metrics.cas_conflict()
         raise busy()

@@ -18,7 +18,7 @@ from typing import Any
 from service.games.base import Engine, Event, parse_action
 from service.store import LogEntry
 
-from . import records
+from . import absence, records
 from .records import LogRecord, MatchRecord, SeatPlayer
 from .storage import MatchStorage
 
@@ -91,6 +91,8 @@ def with_handover(
     seat = action.get("seat")
     if not isinstance(seat, int):
         return record
+    if action.get("type") in (absence.TIMEOUT, absence.RESIGN, absence.RECLAIMED):
+        return absence.replayed(record, action)
     if action.get("type") == "seat_to_bot":
         kind = action.get("kind")
         if isinstance(kind, str):
@@ -139,11 +141,13 @@ def with_lobby_entry(
 SeatChange = tuple[str, int]
 """A service entry's change to who may read a seat: ``(type, seat)`` (``seat_credentials``)."""
 
-SEAT_CREDENTIAL_CHANGES = ("seat_to_bot", "seat_token_renewed", "seat_renamed")
+SEAT_CREDENTIAL_CHANGES = ("seat_to_bot", "seat_token_renewed", "seat_renamed",
+                           absence.TIMEOUT, absence.RESIGN, absence.RECLAIMED)
 """Service entries that change a seat's credentials: the seat handed to a bot (its token and
 its player stop reading it), its token renewed (the old token and its stream tickets stop),
 its player renamed (``SeatPlayers.rename_player``: the player left for good, its player
-credential is revoked)."""
+credential is revoked), a bot taking it at a timeout or resignation, its player taking it
+back (``absence.py``)."""
 
 
 def seat_change(logged: LogRecord) -> SeatChange | None:

@@ -30,6 +30,7 @@ from .read import Reads
 from .seat_players import SeatPlayers
 from .storage import MatchStorage
 from .tickets import DEFAULT_TICKET_SECONDS, StreamTickets
+from .timeouts import Timeouts
 from .watch import Watching
 
 LiveFigure = tuple[str, str, str, dict[str, str], float]
@@ -75,6 +76,7 @@ class MatchService:
         self.act = Acting(self.storage, self.due).act
         self.act_as_bot = bots.act_as_bot
         self.hand_seat_to_bot = bots.hand_seat_to_bot
+        self.timeouts = Timeouts(self.storage, self.due)
         seat_players = SeatPlayers(self.storage)
         self.rename_player = seat_players.rename_player
         self.renew_seat_token = seat_players.renew_seat_token

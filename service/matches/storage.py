@@ -14,7 +14,7 @@ import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from service import games
 from service.errors import ApiError
@@ -25,11 +25,12 @@ from service.store import (
     MatchExists,
     MatchNotFound,
     MatchStore,
+    Schedules,
     StoreFull,
     StoreUnavailable,
 )
 
-from . import logdict
+from . import clocking, logdict
 from .records import LogRecord, MatchRecord, OutdatedRecord, checkpointed
 
 log = logging.getLogger("skyline.matches")
@@ -122,6 +123,9 @@ class MatchStorage:
         self.ttl_idle = ttl_idle
         self.metrics = metrics
         self.clock = clock
+        self.store_clock = clocking.StoreClock(cast(Schedules, store))
+        """Milliseconds of the store's clock (Redis ``TIME``), for seat clocks and
+        deadlines: replicas whose own clocks drift agree on them."""
         self.waiting_ttl: int | None = DEFAULT_WAITING_TTL
         """Seconds a match waiting for players may go untouched before it is cancelled
         (None: never)."""
@@ -142,9 +146,11 @@ class MatchStorage:
         2**-96 case of a taken one). ``match_id``: store it under this id instead, once
         (a caller that derives the id to create a match idempotently, ``service.lobby``);
         the store's ``MatchExists`` is raised when it is taken."""
+        record = await self._clocked(None, record, None, 0)
         if match_id is not None:
             if before_write is not None:
                 await before_write(match_id, record)
+            await self._schedule_deadline(match_id, record)
             await self.guard(self.store.create(match_id, record.encode(), self.ttl(record)))
             await self.tell(Written(match_id, 0, None, record, None))
             return match_id
@@ -154,6 +160,7 @@ class MatchStorage:
                 continue  # a command line would read it as an option (`skyline show -x…`)
             if before_write is not None:
                 await before_write(match_id, record)
+            await self._schedule_deadline(match_id, record)
             try:
                 await self.guard(self.store.create(match_id, record.encode(), self.ttl(record)))
             except MatchExists:
@@ -247,12 +254,19 @@ class MatchStorage:
     async def write(
         self, match_id: str, version: int, record: MatchRecord, entry: LogRecord, *,
         before: MatchRecord | None = None, write_id: str | None = None,
-    ) -> bool:
+    ) -> MatchRecord | None:
         """Compare-and-set ``record`` as version ``version + 1`` with its log ``entry``; a
         ``checkpointed`` version's entry carries the record's state (the state after it).
         ``write_id``: the write id whose tag the log keeps (a keyed move's, derived from its
         Idempotency-Key; None: a random one). Once it landed, every ``listeners`` hears of
-        it (``before``: the record it replaced)."""
+        it (``before``: the record it replaced). Answers the record as stored (its seat
+        clocks moved by the write), None when the compare-and-set lost."""
+        record = await self._clocked(before, record, entry, version + 1)
+        # Index first: the deadline is in the schedule before the write that sets it (a
+        # replica dying between the two leaves an early entry, which the clock worker
+        # finds not due and moves on), and again after it (a worker that settled the
+        # entry from the version before meanwhile cannot have moved it later).
+        await self._schedule_deadline(match_id, record)
         if checkpointed(version + 1) and entry.checkpoint is None and record.started:
             # Re-dumped, so that the checkpoint is what replaying would rebuild even when the
             # record's state is an older build's bytes (a hand-over leaves it unchanged).
@@ -268,9 +282,31 @@ class MatchStorage:
             )
         except MatchNotFound:
             raise ApiError.of("match_not_found", "No such match (or it expired).") from None
-        if landed:
-            await self.tell(Written(match_id, version + 1, before, record, entry))
-        return landed
+        if not landed:
+            return None
+        await self._schedule_deadline(match_id, record)
+        await self.tell(Written(match_id, version + 1, before, record, entry))
+        return record
+
+    async def _clocked(self, before: MatchRecord | None, record: MatchRecord,
+                       entry: LogRecord | None, version: int) -> MatchRecord:
+        """``record`` with its seat clocks moved by this write (untimed matches keep when each
+        active seat's turn began)."""
+        if not record.started:
+            return record
+        return clocking.clocked(before, record, entry, version,
+                                await self.store_clock.now_ms())
+
+    def schedule(self) -> Schedules:
+        """The store's schedules (deadlines: ``clocking.DEADLINES``)."""
+        return cast(Schedules, self.store)
+
+    async def _schedule_deadline(self, match_id: str, record: MatchRecord) -> None:
+        """Put the match's next deadline in the deadline schedule (or move it earlier)."""
+        deadlines = record.deadlines()
+        if deadlines:
+            await self.guard(cast(Schedules, self.store).schedule_lower(
+                clocking.DEADLINES, match_id, min(deadlines.values())))
 
     async def tell(self, written: Written) -> None:
         """Every listener hears of a write that landed; a listener's failure is logged, never

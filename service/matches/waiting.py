@@ -160,8 +160,8 @@ class Waiting:
             if len(record.free_seats()) == 1:
                 new_record = set_up(engine, new_record, version + 1, now)
                 action["starts"] = True
-            if await self._write(match_id, version, record, new_record, action):
-                return await self._answer(match_id, version + 1, engine, new_record, taking)
+            if stored := await self._write(match_id, version, record, new_record, action):
+                return await self._answer(match_id, version + 1, engine, stored, taking)
         raise busy()
 
     async def leave(self, match_id: str, member: Member) -> MatchState:
@@ -196,8 +196,8 @@ class Waiting:
                                      updated=now)
                 action = {"type": "player_left", "seat": own}
             engine = get_engine(record.game)
-            if await self._write(match_id, version, record, new_record, action):
-                return await self._answer(match_id, version + 1, engine, new_record, None)
+            if stored := await self._write(match_id, version, record, new_record, action):
+                return await self._answer(match_id, version + 1, engine, stored, None)
         raise busy()
 
     async def start(self, match_id: str, member: Member, bot: str | None = None) -> MatchState:
@@ -229,8 +229,8 @@ class Waiting:
                                 version + 1, now)
             action = {"type": "match_started",
                       "bots": {str(s): bots[s] for s in free}}
-            if await self._write(match_id, version, record, new_record, action):
-                return await self._answer(match_id, version + 1, engine, new_record, None)
+            if stored := await self._write(match_id, version, record, new_record, action):
+                return await self._answer(match_id, version + 1, engine, stored, None)
         raise busy()
 
     async def cancel(self, match_id: str, member: Member) -> MatchState:
@@ -246,8 +246,8 @@ class Waiting:
                                  updated=self.storage.now())
             action = {"type": "match_cancelled", "reason": "creator"}
             engine = get_engine(record.game)
-            if await self._write(match_id, version, record, new_record, action):
-                return await self._answer(match_id, version + 1, engine, new_record, None)
+            if stored := await self._write(match_id, version, record, new_record, action):
+                return await self._answer(match_id, version + 1, engine, stored, None)
         raise busy()
 
     @staticmethod
@@ -266,7 +266,7 @@ class Waiting:
         raise ApiError.of("forbidden", "Only the match's creator may do this.")
 
     async def _write(self, match_id: str, version: int, before: MatchRecord,
-                     after: MatchRecord, action: dict[str, Any]) -> bool:
+                     after: MatchRecord, action: dict[str, Any]) -> MatchRecord | None:
         entry = LogRecord(seat=None, action=action)
         landed = await self.storage.write(match_id, version, after, entry, before=before)
         if not landed:
