@@ -23,8 +23,9 @@ from service.store import Schedules
 from .records import LogRecord, MatchRecord
 
 DEADLINES = "deadlines"
-"""The store schedule of matches with a running clock: member = match id, due at its
-earliest deadline (``service/workers/clocks.py`` fires them)."""
+"""The store schedule of matches with a running clock: member = match id, due at its next
+wake-up (``wake_at``: a deadline, or the time to warn a seat of one;
+``service/workers/clocks.py`` fires them)."""
 
 REFRESH_SECONDS = 10.0
 """How long a ``StoreClock`` trusts its offset before it asks the store again."""
@@ -55,6 +56,28 @@ class StoreClock:
             self.checked = before
             local = self.local()
         return int(local * 1000) + self.offset_ms
+
+
+def warn_at(record: MatchRecord, deadline: int) -> int:
+    """When the seat whose clock runs out at ``deadline`` is warned (``timeout_soon``)."""
+    assert record.time_control is not None
+    return deadline - record.time_control.warn_before_ms
+
+
+def wake_at(record: MatchRecord, now_ms: int) -> int | None:
+    """When the clock worker must next look at the match: the earliest of each running
+    seat's warning time (while it is still ahead) or else its deadline; None: never."""
+    times = []
+    for deadline in record.deadlines().values():
+        warn = warn_at(record, deadline)
+        times.append(warn if warn > now_ms else deadline)
+    return min(times, default=None)
+
+
+def warnings_due(record: MatchRecord, now_ms: int) -> dict[int, int]:
+    """seat -> deadline of each seat inside its warning window at ``now_ms``."""
+    return {seat: deadline for seat, deadline in record.deadlines().items()
+            if warn_at(record, deadline) <= now_ms < deadline}
 
 
 _ACTIVE: OrderedDict[tuple[str, bytes], frozenset[int]] = OrderedDict()

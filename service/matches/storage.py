@@ -302,11 +302,13 @@ class MatchStorage:
         return cast(Schedules, self.store)
 
     async def _schedule_deadline(self, match_id: str, record: MatchRecord) -> None:
-        """Put the match's next deadline in the deadline schedule (or move it earlier)."""
-        deadlines = record.deadlines()
-        if deadlines:
-            await self.guard(cast(Schedules, self.store).schedule_lower(
-                clocking.DEADLINES, match_id, min(deadlines.values())))
+        """Put the match's next wake-up (a warning or a deadline) in the deadline schedule,
+        or move it earlier."""
+        if not record.deadlines():
+            return
+        at = clocking.wake_at(record, await self.store_clock.now_ms())
+        if at is not None:
+            await self.guard(self.schedule().schedule_lower(clocking.DEADLINES, match_id, at))
 
     async def tell(self, written: Written) -> None:
         """Every listener hears of a write that landed; a listener's failure is logged, never

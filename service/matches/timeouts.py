@@ -13,6 +13,7 @@ never a replica's own, so a drifting replica cannot fire early.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from service.errors import ApiError
 from service.games import get as get_engine
 
 from . import absence
-from .clocking import DEADLINES
+from .clocking import DEADLINES, wake_at, warnings_due
 from .due import DueSignals
 from .records import LogRecord, MatchRecord
 from .storage import MatchStorage
@@ -57,10 +58,17 @@ def timed_out(record: MatchRecord, seat: int, version: int, now_ms: int,
     return after, action
 
 
+Warner = Callable[[str, int, MatchRecord, int, int], Awaitable[None]]
+"""``(match_id, version, record, seat, deadline)``: tell the seat's player its deadline is
+near (the player feed's ``timeout_soon``); called at every look inside the warning window,
+so it must be idempotent (the feed appends once per activation)."""
+
+
 class Timeouts:
     def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
+        self.warners: list[Warner] = []
 
     async def fire(self, match_id: str, claimed_ms: int, now_ms: int) -> list[Fired]:
         """Fire every deadline of ``match_id`` passed at ``now_ms`` (the store's time of the
@@ -79,7 +87,8 @@ class Timeouts:
             deadlines = record.deadlines()
             due = sorted((at, seat) for seat, at in deadlines.items() if at <= now_ms)
             if not due:
-                await self._settle(match_id, claimed_ms, deadlines)
+                await self._warn(match_id, version, record, now_ms)
+                await self._settle(match_id, claimed_ms, record, now_ms)
                 return fired
             deadline, seat = due[0]
             after, action = timed_out(record, seat, version + 1, now_ms, storage.now())
@@ -99,18 +108,28 @@ class Timeouts:
                     "them back", match_id, MAX_ATTEMPTS)
         return fired
 
-    async def _settle(self, match_id: str, claimed_ms: int, deadlines: dict[int, int]) -> None:
-        """The match back in the schedule at its next deadline. A write that lowered the
+    async def _warn(self, match_id: str, version: int, record: MatchRecord,
+                    now_ms: int) -> None:
+        for seat, deadline in warnings_due(record, now_ms).items():
+            for warner in self.warners:
+                try:
+                    await warner(match_id, version, record, seat, deadline)
+                except Exception:
+                    log.exception("match %s: warning seat %d failed", match_id, seat)
+
+    async def _settle(self, match_id: str, claimed_ms: int, record: MatchRecord,
+                      now_ms: int) -> None:
+        """The match back in the schedule at its next wake-up. A write that lowered the
         entry meanwhile wins (the settle's compare-and-set fails); a write that landed after
-        our load but could not lower the entry (it was leased later than its deadline) is
+        our load but could not lower the entry (it was leased later than its wake-up) is
         caught by looking once more after the settle."""
         schedules = self.storage.schedule()
-        at = min(deadlines.values(), default=None)
+        at = wake_at(record, now_ms)
         await schedules.schedule_settle(DEADLINES, match_id, claimed_ms, at)
         try:
-            _, record = await self.storage.load(match_id)
+            _, newest = await self.storage.load(match_id)
         except ApiError:
             return
-        newest = record.deadlines()
-        if newest and (at is None or min(newest.values()) < at):
-            await schedules.schedule_lower(DEADLINES, match_id, min(newest.values()))
+        again = wake_at(newest, now_ms)
+        if again is not None and (at is None or again < at):
+            await schedules.schedule_lower(DEADLINES, match_id, again)

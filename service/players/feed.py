@@ -26,6 +26,7 @@ import logging
 import random
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from service.games import get as get_engine
@@ -87,6 +88,24 @@ class Feed:
         await asyncio.gather(*(
             self._advance(player, written.match_id, written.version, items, written.after)
             for player, items in per_player.items()
+        ))
+
+    async def warn(self, match_id: str, version: int, record: MatchRecord, seat: int,
+                   deadline: int) -> None:
+        """``timeout_soon`` for the player of ``seat``, whose clock runs out at ``deadline``
+        (the clock worker's ``Timeouts.warners``): once per activation of the seat -- its
+        own source in the feed, ``<match>.soon.<seat>``, marked with the activation."""
+        held = record.holder(seat)
+        if held is None or seat >= len(record.clocks):
+            return
+        stamp = datetime.fromtimestamp(deadline / 1000, UTC).isoformat(timespec="milliseconds")
+        item = {"matchId": match_id, "version": version, "game": record.game, "seat": seat,
+                "kind": "timeout_soon", "deadline": stamp.replace("+00:00", "Z")}
+        data = json.dumps(item, separators=(",", ":"), sort_keys=True).encode()
+        await guard(self.store.feed_append(
+            player_key(held.player), f"{match_id}.soon.{seat}",
+            record.clocks[seat].activation + 1, [data], now=self.clock(), keep=KEEP,
+            keep_seconds=KEEP_SECONDS,
         ))
 
     async def _advance(self, player: str, match_id: str, version: int, items: list[bytes],

@@ -75,6 +75,7 @@ class PlayerService:
         self.listing = Listing(store, matches)
         self.feed = Feed(store, matches, clock)
         matches.storage.listeners.append(self.feed.on_write)
+        matches.timeouts.warners.append(self.feed.warn)
 
     async def authenticate(self, token: str | None) -> Credential:
         """The caller a bearer credential names (see ``auth.py``)."""

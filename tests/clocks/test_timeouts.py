@@ -58,11 +58,17 @@ async def test_a_seat_that_misses_its_deadline_forfeits_and_a_two_seat_match_end
     match_id, _ = await new_match(service)
     version, record = await service.storage.load(match_id)
     deadline = record.deadlines()[0]
-    assert await service.storage.schedule().schedule_due_at(DEADLINES, match_id) == deadline
+    # The schedule wakes the worker first to warn the seat (a tenth of the time per move
+    # before its deadline), then at the deadline.
+    warn = deadline - 6_000
+    assert await service.storage.schedule().schedule_due_at(DEADLINES, match_id) == warn
     # Not yet due: nothing happens, the match keeps its deadline. (``lease``: the entry's
     # time, as a claim would have set it.)
-    lease = deadline
+    lease = warn
     assert await service.timeouts.fire(match_id, lease, deadline - 1) == []
+    # It warned the seat (inside the window) and moved the entry to the deadline.
+    lease = deadline
+    assert await service.storage.schedule().schedule_due_at(DEADLINES, match_id) == lease
     fired = await service.timeouts.fire(match_id, lease, deadline)
     assert [(f.seat, f.version, f.deadline) for f in fired] == [(0, version + 1, deadline)]
     version2, after = await service.storage.load(match_id)
@@ -129,6 +135,32 @@ async def test_an_untimed_match_is_never_scheduled(backend: Backend) -> None:
     _, record = await service.storage.load(created.match_id)
     assert record.deadlines() == {} and record.clocks[0].since is not None
     assert await service.storage.schedule().schedule_due_at(DEADLINES, created.match_id) is None
+
+
+async def test_a_seat_is_warned_inside_its_warning_window_then_the_deadline_is_next(
+    backend: Backend,
+) -> None:
+    service = matches(backend.store)
+    warned: list[tuple[str, int, int, int]] = []
+
+    async def warner(match_id: str, version: int, record: Any, seat: int,
+                     deadline: int) -> None:
+        warned.append((match_id, version, seat, deadline))
+
+    service.timeouts.warners.append(warner)
+    match_id, _ = await new_match(service)
+    version, record = await service.storage.load(match_id)
+    deadline = record.deadlines()[0]
+    schedules = service.storage.schedule()
+    warn = await schedules.schedule_due_at(DEADLINES, match_id)
+    assert warn == deadline - 6_000
+    assert await service.timeouts.fire(match_id, warn, warn - 1) == []
+    assert warned == []  # not yet inside the window: nothing said, the entry stays
+    assert await schedules.schedule_due_at(DEADLINES, match_id) == warn
+    assert await service.timeouts.fire(match_id, warn, warn) == []
+    assert warned == [(match_id, version, 0, deadline)]
+    assert await schedules.schedule_due_at(DEADLINES, match_id) == deadline
+    assert await entries(service, match_id) == []
 
 
 @pytest.mark.parametrize("backend_spec", [pytest.param("redis", marks=pytest.mark.redis),

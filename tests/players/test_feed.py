@@ -231,3 +231,27 @@ def test_a_stopping_replica_ends_feed_streams_with_a_reconnection_delay(rig: Rig
 
     chunks = rig.call(run)
     assert len(chunks) == 1 and b"retry:" in chunks[0] and b"shutdown" in chunks[0]
+
+
+def test_timeout_soon_reaches_the_seats_player_once_per_activation(rig: Rig) -> None:
+    """The clock worker's warning (``Feed.warn``, a ``Timeouts`` warner) is appended once
+    per activation of the seat, however often a worker looks inside the window."""
+    from dataclasses import replace
+
+    alice = rig.guest("Alice")
+    match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+    version, record = rig.call(rig.players.matches.storage.load, match_id)
+    deadline = 1_900_000_000_000
+    feed = rig.players.feed
+    for _ in range(3):  # three looks, one warning
+        rig.call(feed.warn, match_id, version, record, 0, deadline)
+    clock = record.clocks[0]
+    later = replace(record, clocks=(replace(clock, activation=clock.activation + 2),
+                                    *record.clocks[1:]))
+    rig.call(feed.warn, match_id, version + 2, later, 0, deadline + 1000)
+    rig.call(feed.warn, match_id, version, record, 1, deadline)  # the bot's seat: nobody
+    soon = [e for k, e in events(rig, alice) if k == "timeout_soon"]
+    assert [(e["matchId"], e["version"], e["seat"], e["deadline"]) for e in soon] == [
+        (match_id, version, 0, "2030-03-17T17:46:40.000Z"),
+        (match_id, version + 2, 0, "2030-03-17T17:46:41.000Z"),
+    ]
