@@ -552,8 +552,48 @@ def _ny1901_board(version: int) -> Callable[[str, str], list[str]]:
     return check
 
 
+def _webhook_receiver(url: str, text: str) -> list[str]:
+    """docs/clocks-and-notifications.md's Python receiver, fed deliveries signed the way the
+    server signs them: a good one is handled once (a repeat is only acknowledged), a
+    tampered or stale one is refused."""
+    import time as _time
+
+    from service.notify import signing
+
+    secret = signing.new_secret()
+    handled: list[tuple[str, Any]] = []
+    seen: set[str] = set()
+
+    def seen_before(msg_id: str) -> bool:
+        if msg_id in seen:
+            return True
+        seen.add(msg_id)
+        return False
+
+    scope: dict[str, Any] = {"SKYLINE_WEBHOOK_SECRET": secret, "seen_before": seen_before,
+                             "handle": lambda kind, data: handled.append((kind, data))}
+    exec(compile(text, "<docs webhook receiver>", "exec"), scope)
+    receive = scope["receive"]
+    body = json.dumps({"type": "your_turn", "timestamp": "2026-12-06T10:00:00.000Z",
+                       "data": {"matchId": "m1", "version": 3, "seat": 0}}).encode()
+    good = signing.headers(secret, "msg_1", body, _time.time())
+    problems = []
+    if receive(body, good) != 204 or handled != [("your_turn", {"matchId": "m1",
+                                                                "version": 3, "seat": 0})]:
+        problems.append(f"a signed delivery was not handled once: {handled}")
+    if receive(body, good) != 204 or len(handled) != 1:
+        problems.append("a repeated delivery was handled again")
+    if receive(body.replace(b"3", b"4"), signing.headers(secret, "msg_2", body,
+                                                         _time.time())) != 400:
+        problems.append("a tampered body was accepted")
+    if receive(body, signing.headers(secret, "msg_3", body, _time.time() - 3600)) != 400:
+        problems.append("a delivery an hour old was accepted")
+    return problems
+
+
 CHECKS: dict[str, Callable[[str, str], list[str]]] = {
     "the New York 1901 board of rules version 3": _ny1901_board(3),
+    "the Python webhook receiver": _webhook_receiver,
 }
 """Marker ``check NAME``: NAME -> (server URL, the block's text) -> problems."""
 
