@@ -2,8 +2,10 @@
 
 ``--quick`` passes ``--quick`` to the load benchmark (1-2 minutes instead of about 4), to
 the fan-out benchmark (small sizes: about 5 minutes instead of about 15), to the players
-benchmark (100 players instead of 1,000) and to the soak test (about 1 minute of traffic
-instead of 5).
+benchmark (100 players instead of 1,000), to the soak test (about 1 minute of traffic
+instead of 5), to the clock benchmark (1,000 matches instead of 10,000; about 1.5 minutes
+either way: the deadlines spread over 60 s) and to the webhook benchmark (500 events, a 15 s
+retry watch).
 Results go to stdout; docs/performance.md records them with the machine's state.
 """
 
@@ -14,8 +16,9 @@ import sys
 import time
 
 BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout",
-           "players", "soak")
-QUICK = ("load", "fanout", "players", "soak")  # the benches that take --quick
+           "players", "soak", "clocks", "webhooks")
+# the benches that take --quick
+QUICK = ("load", "fanout", "players", "soak", "clocks", "webhooks")
 
 
 def main(argv: list[str]) -> int:

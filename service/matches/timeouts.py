@@ -33,12 +33,14 @@ MAX_ATTEMPTS = 16
 
 @dataclass(frozen=True, slots=True)
 class Fired:
-    """One timeout stored: the match, the version that holds it, the seat and its deadline."""
+    """One timeout stored: the match, the version that holds it, the seat, its deadline and
+    when the write had landed (``fired_at``, ms of the store's clock: how late it fired)."""
 
     match_id: str
     version: int
     seat: int
     deadline: int
+    fired_at: int
 
 
 def timed_out(record: MatchRecord, seat: int, version: int, now_ms: int,
@@ -97,7 +99,8 @@ class Timeouts:
             if stored is None:
                 storage.metrics.cas_conflict()
                 continue  # a move (or another worker) came first: judge again
-            fired.append(Fired(match_id, version + 1, seat, deadline))
+            fired.append(Fired(match_id, version + 1, seat, deadline,
+                               await storage.store_clock.now_ms()))
             log.info("match %s: seat %d timed out (deadline %d, %s)", match_id, seat,
                      deadline, action["policy"])
             if stored.bots and not stored.finished:
