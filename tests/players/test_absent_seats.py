@@ -260,3 +260,50 @@ def test_graphql_resigns_and_takes_seats_back(rig: Rig) -> None:
     assert back["token"] and back["state"]["seat"] == 1
     mine = gql(rig, READ, back["token"], id=match_id)["match"]
     assert mine == {"__typename": "MatchState", "seat": 1}
+
+
+# -- the player feed ----------------------------------------------------------------------
+
+
+def test_the_feed_tells_a_player_its_seat_timed_out_resigned_and_came_back(
+    rig: Rig, acme: tuple[str, str, bytes]
+) -> None:
+    """``seat_changed`` (``timed_out``, ``resigned``, ``reclaimed``) for the seat's player,
+    and a ``timed_out`` item when its time ran out (derived from the stored entries)."""
+    import json
+
+    from service.matches import absence
+    from service.players.feed_events import derive
+
+    _, key, _ = acme
+    match_id = rig.seated(bearer(key), [{"user": "u-feed-1"}, {"user": "u-feed-2"}])
+    version, before = record(rig, match_id)
+    assert before.seat_players[0] is not None
+    player = before.seat_players[0].player
+
+    def items(after: MatchRecord, action: dict[str, Any], at: int,
+              was: MatchRecord) -> list[dict[str, Any]]:
+        derived = derive(match_id, at, was, after, LogRecord(seat=None, action=action))
+        return [json.loads(item) for item in derived.get(player, [])]
+
+    timeout = {"type": "timeout", "seat": 0, "policy": "bot", "kind": "random",
+               "deadline": 1}
+    away = absence.to_bot(before, 0, "random", absence.TIMEOUT, version + 1, 0, 0)
+    told = items(away, timeout, version + 1, before)
+    assert [(i["kind"], i.get("change"), i.get("policy")) for i in told] == [
+        ("seat_changed", "timed_out", None), ("timed_out", None, "bot")]
+    assert told[1]["seat"] == 0 and told[1]["matchId"] == match_id
+
+    back = absence.reclaim(away, 0, "digest", True, version + 2, 0, 0)
+    told = items(back, {"type": "seat_reclaimed", "seat": 0}, version + 2, away)
+    # Seat 0 is active (the toy's first draw): the player taken back is told it may act.
+    assert [(i["kind"], i.get("change")) for i in told] == [("seat_changed", "reclaimed"),
+                                                           ("your_turn", None)]
+
+    out = absence.forfeit(before, 0, absence.RESIGN, version + 1, 0, 0)
+    told = items(out, {"type": "resign", "seat": 0}, version + 1, before)
+    assert ("seat_changed", "resigned") in [(i["kind"], i.get("change")) for i in told]
+    forfeit = {**timeout, "policy": "forfeit"}
+    out = absence.forfeit(before, 0, absence.TIMEOUT, version + 1, 0, 0)
+    told = items(out, forfeit, version + 1, before)
+    assert ("timed_out", "forfeit") in [(i["kind"], i.get("policy")) for i in told]
