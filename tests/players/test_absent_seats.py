@@ -307,3 +307,44 @@ def test_the_feed_tells_a_player_its_seat_timed_out_resigned_and_came_back(
     out = absence.forfeit(before, 0, absence.TIMEOUT, version + 1, 0, 0)
     told = items(out, forfeit, version + 1, before)
     assert ("timed_out", "forfeit") in [(i["kind"], i.get("policy")) for i in told]
+
+
+def test_a_stream_of_a_seat_that_resigned_ends_with_seat_handed_to_bot(rig: Rig) -> None:
+    """The seat token's stream ends before the resignation's version (``revoked``, code
+    ``seat_handed_to_bot``); the seat taken back answers a new token whose stream reads."""
+    import asyncio
+
+    from service.matches import MatchService
+    from service.matches.watch import Revoked
+
+    match_id, tokens = anonymous(rig, players=3)
+    matches: MatchService = rig.client.app.state.match_service  # type: ignore[attr-defined]
+
+    async def until_revoked(stream: Any) -> None:
+        while True:  # versions before the change (the other seat's, a bot's) come first
+            await asyncio.wait_for(anext(stream), 30)
+
+    async def scenario() -> tuple[int, str, str, int]:
+        resigning = matches.follow(match_id, token=tokens[0])
+        handed = matches.follow(match_id, token=tokens[1])
+        first = (await asyncio.wait_for(anext(resigning), 30)).version
+        await asyncio.wait_for(anext(handed), 30)
+        await matches.resign(match_id, tokens[0], 0)
+        with pytest.raises(Revoked) as resigned:
+            await until_revoked(resigning)
+        await resigning.aclose()
+        await matches.hand_seat_to_bot(match_id, tokens[1], "random")
+        with pytest.raises(Revoked) as gone:
+            await until_revoked(handed)
+        await handed.aclose()
+        back = await matches.reclaim_seat(match_id, tokens[1], 1)
+        assert back.token is not None
+        again = matches.follow(match_id, token=back.token)
+        seat = (await asyncio.wait_for(anext(again), 30)).seat
+        await again.aclose()
+        assert seat is not None
+        return first, resigned.value.error.code, gone.value.error.code, seat
+
+    first, resigned, gone, seat = rig.call(scenario)
+    assert first >= 0
+    assert (resigned, gone, seat) == ("seat_handed_to_bot", "seat_handed_to_bot", 1)
