@@ -138,9 +138,9 @@ class SeatChangedEvent(FeedEventBase):
 
 
 class TimedOutEvent(FeedEventBase):
-    """The player's seat ran out of time: a bot plays it now (``policy: bot``; the player may
+    """The player's seat ran out of time: a bot plays it now (`policy: bot`; the player may
     take it back with POST /v1/matches/{matchId}/seats/{seat}/reclaim), or it forfeited
-    (``policy: forfeit``: out of the match, ranked last)."""
+    (`policy: forfeit`: out of the match, ranked last)."""
 
     kind: Literal["timed_out"] = "timed_out"
     policy: Literal["bot", "forfeit"] = Field(
