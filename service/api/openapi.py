@@ -53,6 +53,7 @@ from service.matches.models import (
     LogEntryOut,
     LogPage,
     MatchState,
+    ReclaimSeatResponse,
     SeatRequest,
     SeatToken,
     StreamPatch,
@@ -89,8 +90,10 @@ PROBLEM = "application/problem+json"
 SVG_MEDIA_TYPE = "image/svg+xml"
 
 REVOKED_CODE_DESCRIPTION = (
-    "The problem code: `credential_revoked`, or `token_expired` for a stream opened with an "
-    "app-signed JWT that expired since (more may be added; docs/codes.md)."
+    "The problem code: `seat_handed_to_bot` (the seat went to a bot: a hand-over, a timeout, "
+    "a resignation), `credential_revoked` (the seat's token renewed, its player gone), or "
+    "`token_expired` for a stream opened with an app-signed JWT that expired since (more may "
+    "be added; docs/codes.md)."
 )
 
 
@@ -232,6 +235,10 @@ def document_models() -> dict[str, tuple[Any, Any]]:
             Field(default=None, description="Act only at this version (else 409)."),
         ),
     )
+    reclaim_response = create_model(
+        "ReclaimSeatResponse", __base__=ReclaimSeatResponse,
+        state=(state, Field(description="The match as the seat sees it.")),
+    )
     bot_kind: Any = Literal["random", "greedy", "search"]
     hand_request = create_model(
         "HandSeatRequest", __base__=HandSeatRequest,
@@ -255,6 +262,7 @@ def document_models() -> dict[str, tuple[Any, Any]]:
         "HandSeatRequest": (hand_request, "validation"),
         "StreamTicket": (StreamTicket, "serialization"),
         "SeatToken": (SeatToken, "serialization"),
+        "ReclaimSeatResponse": (reclaim_response, "serialization"),
         "CreatePlayerRequest": (CreatePlayerRequest, "validation"),
         "PlayerCreated": (PlayerCreated, "serialization"),
         "PlayerOut": (PlayerOut, "serialization"),
@@ -586,6 +594,45 @@ def _paths() -> dict[str, Any]:
                 **_problems(operation="handSeatToBot"),
             },
         }},
+        "/v1/matches/{matchId}/seats/{seat}/resign": {"post": {
+            "operationId": "resignSeat", "summary": "Resign your seat (you are out).",
+            "tags": ["matches"],
+            "description": "Authorized by that seat's token or its player's credential. The "
+            "seat is out of the match (ranked last) and a random bot plays it on, so that "
+            "the rules stay whole; with fewer than two seats still in, the match ends "
+            "(`termination: resign`). The seat's token stops working (401 "
+            "`seat_handed_to_bot`); it cannot be taken back (409 `seat_forfeited`, also for "
+            "a second resignation). A version of its own (a `resign` log entry with `seat: "
+            "null`). Answers the match as a spectator sees it. No body (or `{}`).",
+            "security": WRITE_SECURITY,
+            "parameters": [MATCH_ID_PARAM, {
+                "name": "seat", "in": "path", "required": True, "description": "Your seat.",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
+            "responses": {
+                "200": _json("MatchState", "Resigned.", headers=ETAG),
+                **_problems(operation="resignSeat"),
+            },
+        }},
+        "/v1/matches/{matchId}/seats/{seat}/reclaim": {"post": {
+            "operationId": "reclaimSeat", "summary": "Take back a seat a bot took over.",
+            "tags": ["matches"],
+            "description": "For a seat handed to a bot, or taken by one at a timeout under "
+            "the `bot` policy (not a forfeited seat: 409 `seat_forfeited`; a seat no bot "
+            "took over: 409 `seat_not_away`). Who held it takes it back: its player's "
+            "credential (the seat is bound to it again; no token in the answer), its old "
+            "seat token or the match's app key (a new seat token, shown only once). Anyone "
+            "else: 403 `not_your_seat`. The bot stops at once; a version of its own (a "
+            "`seat_reclaimed` log entry with `seat: null`). Answers the match as the seat "
+            "sees it. No body.",
+            "security": [*WRITE_SECURITY, *APP_SECURITY],
+            "parameters": [MATCH_ID_PARAM, {
+                "name": "seat", "in": "path", "required": True, "description": "The seat.",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
+            "responses": {
+                "200": _json("ReclaimSeatResponse", "Taken back.", headers=ETAG),
+                **_problems(operation="reclaimSeat"),
+            },
+        }},
         "/v1/matches/{matchId}/stream-tickets": {"post": {
             "operationId": "createStreamTicket", "tags": ["matches"],
             "summary": "A short-lived ticket to open your seat's event stream.",
@@ -635,11 +682,12 @@ def _paths() -> dict[str, Any]:
             "state (and, on a server started with `--sse-max-seconds`, after that long: "
             "reconnect with `Last-Event-ID`, nothing is lost); a seat's stream whose "
             "credential stops reading the seat (checked at every version) ends with `event: "
-            "revoked`, `data: {\"code\": \"credential_revoked\"}`; a stopping server ends it "
-            "with a `retry:` delay; 204 when nothing can follow. Streams are capped per "
-            "client (429 `too_many_streams`) and per server (503 `replica_full`), both with "
-            "`Retry-After`. Responses are compressed (gzip, br) when `Accept-Encoding` asks, "
-            "each event flushed at once.",
+            "revoked`, `data: {\"code\": \"seat_handed_to_bot\"}` when the seat went to a bot, "
+            "`credential_revoked` when its token was renewed or its player left; a stopping "
+            "server ends it with a `retry:` delay; 204 when nothing can follow. Streams are "
+            "capped per client (429 `too_many_streams`) and per server (503 `replica_full`), "
+            "both with `Retry-After`. Responses are compressed (gzip, br) when "
+            "`Accept-Encoding` asks, each event flushed at once.",
             "security": READ_SECURITY,
             "parameters": [MATCH_ID_PARAM, {
                 "name": "after", "in": "query", "required": False,
@@ -829,7 +877,8 @@ def _player_paths() -> dict[str, Any]:
             "description": "One connection for all the player's matches. Each event: `id: "
             "<seq>` (the feed's number), `event: <kind>` (`your_turn` when one of the "
             "player's seats becomes active, `match_started`, `match_finished` with the "
-            "result, `seat_changed`; an open list: ignore kinds you do not know), `data: "
+            "result, `seat_changed`, `timed_out` when a seat's time ran out; an open list: "
+            "ignore kinds you do not know), `data: "
             "<JSON>` (`PlayerFeedEvent`). Events come in version order per match, each once, "
             "even when a replica dies. Resume with `Last-Event-ID` (or `?after=`): the feed "
             "keeps at least the last 1,000 events or 7 days; from further back, or from an "
@@ -1493,8 +1542,8 @@ def _stream_event_schemas() -> dict[str, Any]:
              "type": "object", "required": ["code"],
              "properties": {"code": {
                  "type": "string", "description": REVOKED_CODE_DESCRIPTION,
-                 "examples": ["credential_revoked"]}}},
-         "description": "`{\"code\": \"credential_revoked\"}` as JSON text."},
+                 "examples": ["seat_handed_to_bot", "credential_revoked"]}}},
+         "description": "`{\"code\": \"seat_handed_to_bot\"}` as JSON text."},
     )
     revoked["required"] = ["event", "data"]
     del revoked["properties"]["id"]

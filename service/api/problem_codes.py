@@ -36,8 +36,10 @@ operation that writes (a match, a player) lists ``store_full``."""
 _PLAYER = _CREDENTIALS
 _READ = (
     *_CREDENTIALS, "match_not_found", "rules_version_retired", "rules_version_unavailable",
+    "seat_handed_to_bot",
 )
-"""A match read: the caller's credential checked, then the match loaded."""
+"""A match read: the caller's credential checked, then the match loaded (an old seat token
+of a seat a bot took over: ``seat_handed_to_bot``)."""
 _APP = _CREDENTIALS
 _WEBHOOK_URL = ("webhook_url_not_https", "webhook_url_forbidden")
 
@@ -59,6 +61,15 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "handSeatToBot": (
         *_BODY, *_READ, "not_found", "match_finished", "bad_bots", "forbidden",
         "match_not_started", "match_cancelled",
+    ),
+    # Absent players (issue 18): a seat resigns, or is taken back from its bot.
+    "resignSeat": (
+        *_READ, "not_found", "match_finished", "forbidden", "match_not_started",
+        "match_cancelled", "seat_forfeited",
+    ),
+    "reclaimSeat": (
+        *_READ, "not_found", "match_finished", "match_not_started", "match_cancelled",
+        "seat_forfeited", "seat_not_away", "not_your_seat",
     ),
     "getLog": ("malformed", *_READ),
     "streamEvents": ("malformed", *_READ, "too_many_streams", "replica_full", "ticket_invalid"),
@@ -138,7 +149,7 @@ UNROUTED = ("not_found", "method_not_allowed")
 GRAPHQL_TRANSPORT_CODES = (
     "malformed", "not_found", "match_not_found", "method_not_allowed",
     "rules_version_retired", "body_too_large", "unsupported_media_type", "internal",
-    "rules_version_unavailable", *_CREDENTIALS, RATE_LIMITED,
+    "rules_version_unavailable", *_CREDENTIALS, "seat_handed_to_bot", RATE_LIMITED,
 )
 """Codes of ``/graphql`` itself, outside any operation's result union: an HTTP problem for a
 request the transport refuses, or the reason a WebSocket's ``connection_init`` is closed with

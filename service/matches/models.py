@@ -349,6 +349,18 @@ class HandSeatRequest(InputModel):
     kind: str = Field(description="The built-in player that takes the seat over.")
 
 
+class ReclaimSeatResponse(WireModel):
+    """A seat taken back from the bot that played it (``reclaimSeat``)."""
+
+    seat: int
+    token: str | None = Field(
+        description="The seat's new secret token, shown only once (taken back with the old "
+        "token or the app's key); null when the seat's player took it back (its credential "
+        "acts for it)."
+    )
+    state: MatchState = Field(description="The match as the seat sees it.")
+
+
 class EventOut(WireModel):
     """An event as the caller may see it: ``{kind, data, text}``, typed per game in the
     published documents (``engine.Events``, docs/events.md)."""

@@ -7,8 +7,8 @@ one concern -- ``create`` (catalogue and new matches), ``read`` (views, legal mo
 ``watch`` (live versions), ``replay``, ``due`` (signals to the bot workers) and ``storage``
 (records in the store). This class composes them; it decides nothing itself: its
 operations are the parts' own methods (``create_match``, ``get_state``, ``legal_moves``,
-``log``, ``act``, ``act_as_bot``, ``hand_seat_to_bot``, ``issue_stream_ticket``,
-``seat_of_ticket``), plus ``catalogue``, ``watch`` and ``ready``.
+``log``, ``act``, ``act_as_bot``, ``hand_seat_to_bot``, ``resign``, ``reclaim_seat``,
+``issue_stream_ticket``, ``seat_of_ticket``), plus ``catalogue``, ``watch`` and ``ready``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from service.store import MatchStore
 
 from . import create
 from .act import Acting
+from .away_seats import AwaySeats
 from .bot_seats import BotSeats
 from .due import DueSignals
 from .models import GameInfo, MatchState
@@ -76,6 +77,9 @@ class MatchService:
         self.act = Acting(self.storage, self.due).act
         self.act_as_bot = bots.act_as_bot
         self.hand_seat_to_bot = bots.hand_seat_to_bot
+        away = AwaySeats(self.storage, self.due)
+        self.resign = away.resign
+        self.reclaim_seat = away.reclaim
         self.timeouts = Timeouts(self.storage, self.due)
         seat_players = SeatPlayers(self.storage)
         self.rename_player = seat_players.rename_player

@@ -8,7 +8,7 @@ from typing import Any
 from service import texts
 from service.errors import ApiError
 from service.games.base import Engine, Event
-from service.i18n import DEFAULT_LANGUAGE, Lang
+from service.i18n import DEFAULT_LANGUAGE, Lang, T
 from service.identity import seats
 from service.identity.callers import Caller, Credential
 
@@ -28,25 +28,61 @@ def hidden() -> ApiError:
     return ApiError.of("match_not_found", "No such match (or it expired).")
 
 
+def away_seat(record: MatchRecord, token: Credential) -> int | None:
+    """The seat a bot took from ``token`` (its old seat token, or the player once bound to
+    it: ``record.away``), or None."""
+    if isinstance(token, Caller):
+        if token.player is None or token.app != record.app:
+            return None
+        return next((s for s, a in record.away.items()
+                     if a.player is not None and a.player.player == token.player), None)
+    if token is None or invites.is_spectator_token(token) or not record.away:
+        return None
+    digest = seats.digest(token)
+    return next((s for s, a in record.away.items() if a.digest == digest), None)
+
+
+def handed_to_bot(record: MatchRecord, seat: int) -> ApiError:
+    """401 ``seat_handed_to_bot``: the credential's seat is played by a bot now."""
+    gone = record.away[seat]
+    if seat in record.forfeited:
+        return ApiError.of(
+            "seat_handed_to_bot",
+            T("Seat {seat} forfeited at version {version} ({reason}): a bot plays it on and "
+              "it cannot be taken back.", seat=seat, version=gone.version, reason=gone.reason),
+        )
+    return ApiError.of(
+        "seat_handed_to_bot",
+        T("Seat {seat} was handed to a bot at version {version} ({reason}): take it back with "
+          "POST .../seats/{seat}/reclaim.", seat=seat,
+          version=gone.version, reason=gone.reason),
+    )
+
+
 def may_read_private(record: MatchRecord, token: Credential) -> bool:
     """Whether ``token`` may read a private match: one of its players (seat token or
-    player credential) or its app's key."""
+    player credential; a seat a bot took over too: the player reads it as a spectator, the
+    old token is told why it stopped working) or its app's key."""
     if isinstance(token, Caller):
         if token.is_app:
             return token.app == record.app
-        return token.player is not None and record.player_seat(token.app, token.player) is not None
+        return token.player is not None and (
+            record.player_seat(token.app, token.player) is not None
+            or away_seat(record, token) is not None)
     if token is None:
         return False
     if invites.is_spectator_token(token):
         return invites.reads(token, record)
-    return seats.seat_of(token, record.tokens) is not None
+    return seats.seat_of(token, record.tokens) is not None or away_seat(record, token) is not None
 
 
 def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | None:
     """The seat ``token`` holds in the match (None: a spectator, unless ``required``). A
     player (``Caller``) holds the seat bound to it; a player without a seat here, or an app,
     reads as a spectator and is refused a write (403 ``forbidden``). A private match is
-    read by its players and its app only: anyone else gets ``hidden()``."""
+    read by its players and its app only: anyone else gets ``hidden()``. A credential whose
+    seat a bot took over (``record.away``) gets 401 ``seat_handed_to_bot``: an old seat token
+    always, a player credential on a write (it reads the match as a spectator)."""
     if record.visibility == "private" and not may_read_private(record, token):
         raise hidden()
     if token is None:
@@ -56,6 +92,9 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
     if isinstance(token, Caller):
         held = None if token.player is None else record.player_seat(token.app, token.player)
         if held is None and required:
+            gone = away_seat(record, token)
+            if gone is not None:
+                raise handed_to_bot(record, gone)
             raise no_seat()
         return held
     if invites.is_spectator_token(token):
@@ -64,6 +103,9 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
         return None
     seat = seats.seat_of(token, record.tokens)
     if seat is None:
+        gone = away_seat(record, token)
+        if gone is not None:
+            raise handed_to_bot(record, gone)
         raise ApiError.of("unauthorized", "The token is not valid for this match.")
     return seat
 

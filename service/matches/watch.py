@@ -27,6 +27,7 @@ from service.identity.callers import Caller, Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.store import MatchNotFound, StoreUnavailable
 
+from . import absence
 from .models import MatchState
 from .records import LogRecord, MatchRecord
 from .replay import SeatChange, replay_step, seat_change, state_at, with_handover
@@ -35,6 +36,8 @@ from .timeline import Frame, Timeline, Timelines
 from .views import seat_of
 
 HANDED_OVER = N_("The seat was handed to a bot: this credential no longer reads it.")
+TAKEN_BY_BOT = N_("A bot took the seat over (its time ran out, or it resigned): this "
+                  "credential no longer reads it.")
 RENEWED = N_("The seat's token was renewed: the old token and its stream tickets no longer "
              "read it.")
 LEFT = N_("This player left for good.")
@@ -75,7 +78,8 @@ class LiveEvent:
 
 class Revoked(Exception):
     """The stream's credential stopped reading its seat: the stream ends before the version
-    it was about to send (``error``: the problem, code ``credential_revoked``)."""
+    it was about to send (``error``: the problem, code ``seat_handed_to_bot`` when a bot took
+    the seat, else ``credential_revoked``)."""
 
     def __init__(self, error: ApiError) -> None:
         super().__init__(error.detail)
@@ -84,6 +88,17 @@ class Revoked(Exception):
 
 def _revoked(detail: str) -> ApiError:
     return ApiError.of("credential_revoked", detail)
+
+
+def _to_bot(detail: str = HANDED_OVER) -> ApiError:
+    """The seat went to a bot (a hand-over, a timeout, a resignation): the credential may
+    take it back (``reclaimSeat``) unless the seat forfeited."""
+    return ApiError.of("seat_handed_to_bot", detail)
+
+
+BOT_TAKES = {"seat_to_bot": HANDED_OVER, absence.TIMEOUT: TAKEN_BY_BOT,
+             absence.RESIGN: TAKEN_BY_BOT}
+"""The log entries by which a bot takes a seat over, and what a revoked stream is told."""
 
 
 def expired() -> ApiError:
@@ -117,7 +132,7 @@ class _Holder:
             return cls(seat, None, (token.app, token.player), version, token.expires_at)
         digest = record.tokens[seat] if seat < len(record.tokens) else None
         if digest is None:  # a stream ticket whose seat went to a bot since it was checked
-            raise Revoked(_revoked(HANDED_OVER))
+            raise Revoked(_to_bot())
         return cls(seat, digest, None, version)
 
     def against(self, record: MatchRecord) -> ApiError | None:
@@ -125,18 +140,18 @@ class _Holder:
         if self.player is not None:
             if record.player_seat(*self.player) == self.seat:
                 return None
-            return _revoked(HANDED_OVER)
+            return _to_bot() if self.seat in record.bots else _revoked(LEFT)
         if self.seat < len(record.tokens) and record.tokens[self.seat] == self.digest:
             return None
-        return _revoked(HANDED_OVER if self.seat in record.bots else RENEWED)
+        return _to_bot() if self.seat in record.bots else _revoked(RENEWED)
 
     def after(self, change: SeatChange | None) -> ApiError | None:
         """Why a replayed version's seat-credential change revokes the credential, or None."""
         if change is None or change[1] != self.seat:
             return None
         kind = change[0]
-        if kind == "seat_to_bot":
-            return _revoked(HANDED_OVER)
+        if kind in BOT_TAKES:
+            return _to_bot(BOT_TAKES[kind])
         if kind == "seat_token_renewed" and self.digest is not None:
             return _revoked(RENEWED)
         if kind == "seat_renamed" and self.player is not None:

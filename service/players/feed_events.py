@@ -17,7 +17,8 @@ from service.matches.records import LogRecord, MatchRecord
 
 _RESULT = TypeAdapter(Result)
 _CHANGES = {"seat_to_bot": "to_bot", "seat_token_renewed": "token_renewed",
-            "seat_renamed": "renamed"}
+            "seat_renamed": "renamed", "timeout": "timed_out", "resign": "resigned",
+            "seat_reclaimed": "reclaimed"}
 
 
 def _compact(value: dict[str, Any]) -> bytes:
@@ -56,10 +57,16 @@ def derive(
         items: list[dict[str, Any]] = []
         if before is None:
             items.append({**base, "kind": "match_started"})
-        if changed is not None and changed[0] == seat:
+        mine = changed is not None and changed[0] == seat
+        if mine and changed is not None:
             items.append({**base, "kind": "seat_changed", "change": changed[1]})
+            if changed[1] == "timed_out" and entry is not None \
+                    and isinstance(entry.action, dict):
+                items.append({**base, "kind": "timed_out",
+                              "policy": str(entry.action.get("policy", "forfeit"))})
         still_bound = after.player_seat(after.app or "", player) == seat
-        if (still_bound and seat in active and seat not in was_active
+        taken_back = mine and changed is not None and changed[1] == "reclaimed"
+        if (still_bound and seat in active and (seat not in was_active or taken_back)
                 and seat not in after.bots):
             items.append({**base, "kind": "your_turn"})
         if result is not None and not was_finished:

@@ -127,11 +127,24 @@ class MatchFinishedEvent(FeedEventBase):
 
 class SeatChangedEvent(FeedEventBase):
     """The player's seat changed hands or credentials: handed to a bot, its token renewed
-    (recovery or rotation), or renamed (the player left for good)."""
+    (recovery or rotation), renamed (the player left for good), taken by a bot when its time
+    ran out or it resigned, or taken back from its bot."""
 
     kind: Literal["seat_changed"] = "seat_changed"
-    change: Literal["to_bot", "token_renewed", "renamed"] = Field(
+    change: Literal["to_bot", "token_renewed", "renamed", "timed_out", "resigned",
+                    "reclaimed"] = Field(
         description="What happened (an open list: tolerate new values)."
+    )
+
+
+class TimedOutEvent(FeedEventBase):
+    """The player's seat ran out of time: a bot plays it now (`policy: bot`; the player may
+    take it back with POST /v1/matches/{matchId}/seats/{seat}/reclaim), or it forfeited
+    (`policy: forfeit`: out of the match, ranked last)."""
+
+    kind: Literal["timed_out"] = "timed_out"
+    policy: Literal["bot", "forfeit"] = Field(
+        description="The match's timeout policy that applied (an open list)."
     )
 
 
@@ -195,11 +208,11 @@ class FeedResetEvent(WireModel):
 
 FeedEvent = (
     YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent
-    | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | InvitedEvent
+    | TimedOutEvent | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | InvitedEvent
     | RematchOfferedEvent | FeedResetEvent
 )
 """An event of the player feed; `kind` names it (an open list: ignore kinds you do not
 know)."""
-FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed",
+FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed", "timed_out",
               "player_joined", "player_left", "match_cancelled", "invited",
               "rematch_offered")

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVICE = ROOT / "service"
 
 MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "streamEvents",
-             "getBoardSvg", "createStreamTicket")
+             "getBoardSvg", "createStreamTicket", "resignSeat", "reclaimSeat")
 """Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
 BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue", "joinMatch",
             "startMatch", "createInvitation", "createWebhook", "updateWebhook")
@@ -81,12 +81,19 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/ops.py::readyz": ("readyz",),
     "service/api/rest/pictures.py::parse_highlight": ("getBoardSvg",),
     "service/api/rest/seats.py::hand_seat_to_bot": ("handSeatToBot",),
+    "service/api/rest/seats.py::_seat": ("resignSeat", "reclaimSeat"),
+    "service/api/rest/seats.py::resign_seat": ("resignSeat",),
+    "service/api/rest/seats.py::reclaim_seat": ("reclaimSeat",),
     # GraphQL's own checks: its operations answer what their REST twins answer.
     "service/api/graphql/mutations.py::build_mutation.Mutation.create_match.create":
         ("createMatch",),
     "service/api/graphql/mutations.py::build_mutation.Mutation.act.play": ("act",),
     "service/api/graphql/mutations.py::build_mutation.Mutation.hand_seat_to_bot.hand":
         ("handSeatToBot",),
+    "service/api/graphql/mutations.py::build_mutation.Mutation.resign_seat.resign":
+        ("resignSeat",),
+    "service/api/graphql/mutations.py::build_mutation.Mutation.reclaim_seat.reclaim":
+        ("reclaimSeat",),
     # matchUpdated: REST's streamEvents as a subscription (a negative after: malformed).
     "service/api/graphql/subscriptions.py::build_subscription.Subscription.match_updated":
         ("streamEvents",),
@@ -104,10 +111,18 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/bot_seats.py::bot_seats": ("createMatch", "handSeatToBot", "startMatch"),
     "service/matches/bot_seats.py::BotSeats.hand_seat_to_bot": ("handSeatToBot",),
     "service/matches/bot_seats.py::BotSeats.act_as_bot": (),  # the bot worker's write path
+    # Absent players (issue 18): resigning, taking a seat back.
+    "service/matches/away_seats.py::no_such_seat": ("resignSeat", "reclaimSeat"),
+    "service/matches/away_seats.py::_forfeited": ("resignSeat", "reclaimSeat"),
+    "service/matches/away_seats.py::_over": ("resignSeat", "reclaimSeat"),
+    "service/matches/away_seats.py::AwaySeats.resign": ("resignSeat",),
+    "service/matches/away_seats.py::AwaySeats.reclaim": ("reclaimSeat",),
+    "service/matches/views.py::handed_to_bot": MATCH_READ,
     "service/matches/create.py::engine_for_new": ("createMatch", "enqueue"),
     "service/matches/create.py::Creation.create_match": ("createMatch",),
     "service/matches/play.py::check_pins": ("act",),
-    "service/matches/play.py::check_started": ("act", "handSeatToBot", "renewSeatToken"),
+    "service/matches/play.py::check_started": ("act", "handSeatToBot", "renewSeatToken",
+                                               "resignSeat", "reclaimSeat"),
     "service/matches/create.py::Creation._waiting": ("createMatch",),
     "service/matches/storage.py::MatchStorage.expire": MATCH_READ,  # from load: busy
     "service/matches/views.py::hidden": (*MATCH_READ,),
@@ -156,7 +171,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/storage.py::MatchStorage.create": ("createMatch",),
     "service/matches/storage.py::MatchStorage.load": MATCH_READ,
     "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot",
-                                                       "renewSeatToken", *TABLE_OPS),
+                                                       "renewSeatToken", *TABLE_OPS,
+                                                       "resignSeat", "reclaimSeat"),
     "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ,
                                                         *QUEUE_OPS),
     "service/matches/storage.py::MatchStorage.guard_iter": ("streamEvents",),
@@ -165,12 +181,14 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/watch.py::Watching.follow": ("streamEvents",),
     # A stream's credential checked again at every version (issue 20, item 9).
     "service/matches/watch.py::_revoked": ("streamEvents",),
+    "service/matches/watch.py::_to_bot": ("streamEvents",),  # issue 18: a bot took the seat
     # ... and its JWT's expiry, on the match's stream and the player's feed.
     "service/matches/watch.py::expired": ("streamEvents", "streamPlayerEvents"),
     "service/api/rest/events.py::_mode": ("streamEvents",),
     "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
     "service/matches/views.py::no_seat": ("act", "handSeatToBot", "createStreamTicket",
+                                          "resignSeat",
                                           "renewSeatToken", "leaveMatch", "rematchMatch",
                                           "createInvitation", "revokeInvitation"),
     "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),

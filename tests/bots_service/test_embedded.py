@@ -96,7 +96,7 @@ async def test_a_seat_handed_to_a_bot_is_played_to_the_end(
     moves = (await http.get(f"{url}/legal-moves")).json()
     refused = await http.post(f"{url}/actions", headers=auth(tokens[0]),
                               json={"action": {"type": "pass"}})
-    assert (refused.status_code, refused.json()["code"]) == (401, "unauthorized")
+    assert (refused.status_code, refused.json()["code"]) == (401, "seat_handed_to_bot")
     assert moves["moves"] == []
     async with asyncio.timeout(300):
         await reader  # the stream ends with the final state: the bots finished it

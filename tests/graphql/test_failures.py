@@ -42,6 +42,10 @@ EXPECTED = {
     "replica_full": Unavailable,
     # Issue 16: credentials and players.
     "credential_revoked": Unauthorized,
+    "seat_handed_to_bot": Unauthorized,  # issue 18: absent players
+    "seat_forfeited": Conflict,
+    "seat_not_away": Conflict,
+    "not_your_seat": Forbidden,
     "malformed_token": Unauthorized,
     "token_expired": Unauthorized,
     "token_not_yet_valid": Unauthorized,

@@ -205,7 +205,7 @@ def test_a_seat_handed_to_a_bot_ends_its_subscription_before_the_next_version(
 ) -> None:
     """Issue 20, item 9: the subscription opened with seat 1's token checks it again at
     every version; from the hand-over on it sends nothing of seat 1's view (nor of the
-    spectator's): ``Unauthorized`` with code ``credential_revoked``, then completion."""
+    spectator's): ``Unauthorized`` with code ``seat_handed_to_bot``, then completion."""
     match_id, tokens = create_match(gql, players=3)
     with gql.subscribe(MATCH_UPDATED, {"id": match_id}, tokens[1]) as sub:
         assert sub.next()["matchUpdated"]["version"] == 0
@@ -224,18 +224,20 @@ def test_a_seat_handed_to_a_bot_ends_its_subscription_before_the_next_version(
             act(gql, match_id, tokens[seat], play(card))
         assert state(gql, match_id)["version"] == 6
         ended = sub.next()["matchUpdated"]
-        assert (ended["__typename"], ended["code"]) == ("Unauthorized", "credential_revoked")
+        assert (ended["__typename"], ended["code"]) == ("Unauthorized", "seat_handed_to_bot")
         assert "bot" in ended["message"]
         sub.expect_complete()
 
 
 def test_a_subscription_resuming_across_a_hand_over_stops_at_it(gql: GraphQLClient) -> None:
     """Versions replayed for a late subscriber are checked too: the token is refused at the
-    start (it is no seat of the match any more) rather than replayed the seat's view."""
+    start (it is no seat of the match any more: ``seat_handed_to_bot``, issue 18) rather than
+    replayed the seat's view."""
     match_id, tokens = create_match(gql, players=3)
     act(gql, match_id, tokens[0], DRAW)
     gql(HAND_OVER, {"id": match_id}, tokens[1])
     with gql.subscribe(MATCH_UPDATED, {"id": match_id, "after": 0}, tokens[1]) as sub:
         refused = sub.next()["matchUpdated"]
-        assert (refused["__typename"], refused["code"]) == ("Unauthorized", "unauthorized")
+        assert (refused["__typename"], refused["code"]) == ("Unauthorized",
+                                                            "seat_handed_to_bot")
         sub.expect_complete()

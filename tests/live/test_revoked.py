@@ -1,7 +1,7 @@
 """Issue 20, item 9: an event stream opened with a seat's credential (its token, or a stream
 ticket) checks it again at every version it is about to send. When the seat is handed to a
 bot mid-stream (the in-process worker then plays it), the stream ends with ``event:
-revoked`` and ``data: {"code": "credential_revoked"}``, and nothing of the hand-over's
+revoked`` and ``data: {"code": "seat_handed_to_bot"}`` (issue 18), and nothing of the hand-over's
 version or a later one arrives; a spectator's stream goes on. On a real uvicorn server."""
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ async def test_a_seat_handed_to_a_bot_ends_its_streams_with_revoked(
     for name in ("token", "ticket", "patch"):
         after = await streams[name].next()  # before the fix: the hand-over's version
         assert (after.event, after.id) == ("revoked", None), (name, after)
-        assert json.loads(after.data) == {"code": "credential_revoked"}
+        assert json.loads(after.data) == {"code": "seat_handed_to_bot"}
         published.validate({"event": after.event, "data": after.data})
         assert await _ended(streams[name])
         await streams[name].close()
@@ -121,7 +121,8 @@ async def test_a_seat_handed_to_a_bot_ends_its_streams_with_revoked(
     await spectator.close()
     # The old token opens nothing any more.
     again = await http.get(url, headers=seat1)
-    assert (again.status_code, again.json()["code"]) == (401, "unauthorized")
+    assert (again.status_code, again.json()["code"]) == (401, "seat_handed_to_bot")
+    assert f"version {handover}" in again.json()["detail"]
 
 
 @pytest.mark.parametrize("resume_window", [5, 100])
@@ -156,5 +157,5 @@ async def test_a_stream_that_fell_behind_a_hand_over_is_revoked_too(
     await spectator.aclose()
     with pytest.raises(Revoked) as ended:
         await asyncio.wait_for(anext(seat_stream), 30)
-    assert ended.value.error.code == "credential_revoked"
+    assert ended.value.error.code == "seat_handed_to_bot"
     await seat_stream.aclose()

@@ -2,7 +2,8 @@
 every version it is about to send. A seat token stops reading when the seat's token is
 renewed (the player recovers or the app rotates it); the player's own credential goes on
 reading through a renewal and stops when the seat is handed to a bot or the player leaves
-for good. The stream ends with ``Revoked`` (``credential_revoked``) before that version."""
+for good. The stream ends with ``Revoked`` before that version (``seat_handed_to_bot`` when a
+bot took the seat, else ``credential_revoked``)."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def test_a_renewed_token_ends_the_old_tokens_stream_not_the_players(rig: Rig) ->
     assert (got["player_next"].version, got["player_next"].state.seat) == (renewal, 0)
     assert got["second_first"].version == renewal
     for ended in (got["player_end"], got["second_end"]):
-        assert ended.code == "credential_revoked" and "bot" in ended.detail
+        assert ended.code == "seat_handed_to_bot" and "bot" in ended.detail
 
 
 def test_a_player_leaving_for_good_ends_its_stream(rig: Rig) -> None:

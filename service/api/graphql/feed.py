@@ -40,10 +40,20 @@ class MatchStarted(PlayerEvent):
 
 
 @strawberry.type(name="SeatChangedEvent",
-                 description="The player's seat was handed to a bot, its token renewed, or "
-                 "renamed (`change`: to_bot, token_renewed, renamed; an open list).")
+                 description="The player's seat was handed to a bot, its token renewed, "
+                 "renamed, taken by a bot at a timeout or a resignation, or taken back "
+                 "(`change`: to_bot, token_renewed, renamed, timed_out, resigned, reclaimed; "
+                 "an open list).")
 class SeatChanged(PlayerEvent):
     change: str
+
+
+@strawberry.type(name="TimedOutEvent",
+                 description="The player's seat ran out of time: a bot plays it now (`policy: "
+                 "bot`; take it back with reclaimSeat), or it forfeited (`policy: forfeit`).")
+class TimedOut(PlayerEvent):
+    policy: str = strawberry.field(description="The timeout policy that applied: `bot` or "
+                                   "`forfeit` (an open list).")
 
 
 @strawberry.type(name="PlayerJoinedEvent",
@@ -111,7 +121,7 @@ def build_feed_subscription(games: GameTypes) -> Any:
 
     reset_type = strawberry.type(FeedReset_, name="FeedResetEvent")
     update = result_union(
-        "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged,
+        "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged, TimedOut,
                                         PlayerJoined, PlayerLeft, MatchCancelled, Invited,
                                         RematchOffered, reset_type,
                                         *PLAYER_FAILURES),
@@ -129,6 +139,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
             return MatchStarted(**common)
         if kind == "seat_changed":
             return SeatChanged(**common, change=raw["change"])
+        if kind == "timed_out":
+            return TimedOut(**common, policy=raw["policy"])
         if kind == "player_joined":
             return PlayerJoined(**common, player_seat=raw["playerSeat"],
                                 player_name=raw["playerName"])
@@ -155,7 +167,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
     class FeedSubscription:
         @strawberry.subscription(
             description="Everything that concerns the calling player across all its matches "
-            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`; in a waiting "
+            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`, `timed_out`; in "
+            "a waiting "
             "match `player_joined`, `player_left`, `match_cancelled`; `invited`, "
             "`rematch_offered`), each once, in "
             "version order per match. `after`: resume after that event number (a `FeedReset` "

@@ -17,7 +17,7 @@ from strawberry.scalars import JSON
 
 from service.errors import ApiError
 from service.lobby.tables import TableService
-from service.matches.models import CreateMatchRequest
+from service.matches.models import CreateMatchRequest, ReclaimSeatResponse
 
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
@@ -74,6 +74,32 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     hand_result = result_union(
         "HandSeatResult", types.state, HAND_FAILURES,
         "The match after the hand-over (as a spectator sees it), or why not.",
+    )
+    resign_result = result_union(
+        "ResignSeatResult", types.state, HAND_FAILURES,
+        "The match after the resignation (as a spectator sees it), or why not.",
+    )
+    state_type = types.state
+
+    @strawberry.type(description="A seat taken back from the bot that played it.")
+    class SeatReclaimed:
+        seat: int
+        token: str | None = strawberry.field(
+            description="The seat's new secret token, shown only once (taken back with the "
+            "old token or the app's key); null when the seat's player took it back (its "
+            "credential acts for it)."
+        )
+        state: state_type = strawberry.field(  # type: ignore[valid-type]
+            description="The match as the seat sees it."
+        )
+
+    def from_reclaimed(answer: ReclaimSeatResponse) -> SeatReclaimed:
+        return SeatReclaimed(seat=answer.seat, token=answer.token,
+                             state=types.from_state(answer.state))
+
+    reclaim_result = result_union(
+        "ReclaimSeatResult", SeatReclaimed, HAND_FAILURES,
+        "The seat taken back, or why not.",
     )
     ticket_result = result_union(
         "CreateStreamTicketResult", StreamTicketType, PLAYER_FAILURES,
@@ -255,6 +281,48 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 return await ctx.service.hand_seat_to_bot(str(match_id), token, kind.value)
 
             return await answer(HAND_FAILURES, hand, types.from_state, ctx.lang)
+
+        @strawberry.mutation(
+            description="The caller's seat resigns (its token or its player's credential): "
+            "it is out of the match, ranked last, and a random bot plays it on; with fewer "
+            "than two seats still in, the match ends (`termination: resign`). Answers the "
+            "match as a spectator sees it. Conflict seat_forfeited when it already left."
+        )
+        async def resign_seat(
+            self, info: Info, match_id: strawberry.ID, seat: int,
+        ) -> resign_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def resign() -> Any:
+                token = ctx.credentials()
+                if token is None:
+                    raise ApiError.of("unauthorized", "Resigning needs the seat's token or "
+                                      "its player's credential.")
+                return await ctx.service.resign(str(match_id), token, seat)
+
+            return await answer(HAND_FAILURES, resign, types.from_state, ctx.lang)
+
+        @strawberry.mutation(
+            description="Take back a seat a bot took over (a hand-over, a timeout under the "
+            "bot policy): by its player's credential (the seat is bound to it again), its "
+            "old seat token or the match's app key (a new token, shown once). The bot stops "
+            "at once. Conflict seat_forfeited (a seat that resigned or timed out for good), "
+            "seat_not_away; Forbidden not_your_seat."
+        )
+        async def reclaim_seat(
+            self, info: Info, match_id: strawberry.ID, seat: int,
+        ) -> reclaim_result:  # type: ignore[valid-type]
+            ctx = info.context
+
+            async def reclaim() -> Any:
+                token = ctx.credentials()
+                if token is None:
+                    raise ApiError.of("unauthorized", "Taking a seat back needs its old "
+                                      "token, its player's credential or the match's app "
+                                      "key.")
+                return await ctx.service.reclaim_seat(str(match_id), token, seat)
+
+            return await answer(HAND_FAILURES, reclaim, from_reclaimed, ctx.lang)
 
         @strawberry.mutation(
             description="A short-lived ticket for the caller's seat (needs its token) to open "

@@ -27,7 +27,7 @@ from .matches import get_match, legal_moves, match_log
 from .ops import healthz, metrics, openapi, readyz
 from .players import app_matches, app_player, create_player, me, my_matches, renew_seat_token
 from .queue import enqueue, queue_ticket
-from .seats import hand_seat_to_bot
+from .seats import hand_seat_to_bot, reclaim_seat, resign_seat
 from .tables import (
     cancel_match,
     join_match,
@@ -84,6 +84,14 @@ def rest_routes() -> list[Route]:
         Route(
             "/v1/matches/{match_id}/seats/{seat:int}/bot", hand_seat_to_bot, methods=["POST"],
             name="hand_seat_to_bot",
+        ),
+        Route(
+            "/v1/matches/{match_id}/seats/{seat:int}/resign", resign_seat, methods=["POST"],
+            name="resign_seat",
+        ),
+        Route(
+            "/v1/matches/{match_id}/seats/{seat:int}/reclaim", reclaim_seat, methods=["POST"],
+            name="reclaim_seat",
         ),
         Route(
             "/v1/matches/{match_id}/seats/{seat:int}/token", renew_seat_token,

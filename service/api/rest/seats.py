@@ -1,4 +1,5 @@
-"""``POST /v1/matches/{id}/seats/{seat}/bot``: a seat handed to a bot."""
+"""``POST /v1/matches/{id}/seats/{seat}/bot``: a seat handed to a bot; ``.../resign``: the
+seat resigns; ``.../reclaim``: a seat a bot took over taken back (issue 18)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,36 @@ async def hand_seat_to_bot(request: Request) -> Response:
     state = await service.hand_seat_to_bot(match_id, token, body.kind, seat)
     headers = {"ETag": tagged(str(state.version), lang_of(request)), "Cache-Control": "no-store"}
     return JSONResponse(state.to_json(), headers=headers)
+
+
+def _seat(request: Request) -> int:
+    try:
+        return int(request.path_params["seat"])
+    except ValueError:
+        raise ApiError.of("not_found", "No such seat.") from None
+
+
+async def resign_seat(request: Request) -> Response:
+    """The seat resigns: it is out (ranked last), a random bot plays it on. No body (or
+    ``{}``)."""
+    match_id = request.path_params["match_id"]
+    token = await token_of(request)
+    if token is None:
+        raise ApiError.of("unauthorized", "Resigning needs the seat's token or its player's "
+                          "credential.")
+    state = await service_of(request).resign(match_id, token, _seat(request))
+    headers = {"ETag": tagged(str(state.version), lang_of(request)), "Cache-Control": "no-store"}
+    return JSONResponse(state.to_json(), headers=headers)
+
+
+async def reclaim_seat(request: Request) -> Response:
+    """A seat a bot took over, taken back by who held it. No body."""
+    match_id = request.path_params["match_id"]
+    token = await token_of(request)
+    if token is None:
+        raise ApiError.of("unauthorized", "Taking a seat back needs its old token, its "
+                          "player's credential or the match's app key.")
+    answer = await service_of(request).reclaim_seat(match_id, token, _seat(request))
+    headers = {"ETag": tagged(str(answer.state.version), lang_of(request)),
+               "Cache-Control": "no-store"}
+    return JSONResponse(answer.to_json(), headers=headers)

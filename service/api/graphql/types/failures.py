@@ -131,6 +131,11 @@ _BY_CODE: dict[str, type] = {
     "match_cancelled": Conflict,
     "match_not_started": Conflict,
     "match_not_finished": Conflict,
+    # Absent players (issue 18): a seat resigned, taken back, or handed to a bot.
+    "seat_forfeited": Conflict,
+    "seat_not_away": Conflict,
+    "not_your_seat": Forbidden,
+    "seat_handed_to_bot": Unauthorized,
     # Bearer credentials (issue 16): every refusal of one is Unauthorized, its code says why.
     "credential_revoked": Unauthorized,
     "malformed_token": Unauthorized,
