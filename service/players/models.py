@@ -148,6 +148,14 @@ class TimedOutEvent(FeedEventBase):
     )
 
 
+class TimeoutSoonEvent(FeedEventBase):
+    """The player's seat must act before its deadline, which is near (a tenth of the time
+    per move, or of a live clock's base time, at most an hour, before it); once per turn."""
+
+    kind: Literal["timeout_soon"] = "timeout_soon"
+    deadline: str = Field(description="When the seat's time runs out (RFC 3339, UTC).")
+
+
 class PlayerJoinedEvent(FeedEventBase):
     """Another player took an open seat of a waiting match the player sits in."""
 
@@ -208,11 +216,11 @@ class FeedResetEvent(WireModel):
 
 FeedEvent = (
     YourTurnEvent | MatchStartedEvent | MatchFinishedEvent | SeatChangedEvent
-    | TimedOutEvent | PlayerJoinedEvent | PlayerLeftEvent | MatchCancelledEvent | InvitedEvent
-    | RematchOfferedEvent | FeedResetEvent
+    | TimedOutEvent | TimeoutSoonEvent | PlayerJoinedEvent | PlayerLeftEvent
+    | MatchCancelledEvent | InvitedEvent | RematchOfferedEvent | FeedResetEvent
 )
 """An event of the player feed; `kind` names it (an open list: ignore kinds you do not
 know)."""
 FEED_KINDS = ("your_turn", "match_started", "match_finished", "seat_changed", "timed_out",
-              "player_joined", "player_left", "match_cancelled", "invited",
+              "timeout_soon", "player_joined", "player_left", "match_cancelled", "invited",
               "rematch_offered")

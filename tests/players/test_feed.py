@@ -251,6 +251,9 @@ def test_timeout_soon_reaches_the_seats_player_once_per_activation(rig: Rig) -> 
     rig.call(feed.warn, match_id, version + 2, later, 0, deadline + 1000)
     rig.call(feed.warn, match_id, version, record, 1, deadline)  # the bot's seat: nobody
     soon = [e for k, e in events(rig, alice) if k == "timeout_soon"]
+    from service.players.models import TimeoutSoonEvent
+
+    assert all(TimeoutSoonEvent.model_validate(e).kind == "timeout_soon" for e in soon)
     assert [(e["matchId"], e["version"], e["seat"], e["deadline"]) for e in soon] == [
         (match_id, version, 0, "2030-03-17T17:46:40.000Z"),
         (match_id, version + 2, 0, "2030-03-17T17:46:41.000Z"),

@@ -56,6 +56,14 @@ class TimedOut(PlayerEvent):
                                    "`forfeit` (an open list).")
 
 
+@strawberry.type(name="TimeoutSoonEvent",
+                 description="The player's seat must act before its deadline, which is near "
+                 "(once per turn).")
+class TimeoutSoon(PlayerEvent):
+    deadline: str = strawberry.field(description="When the seat's time runs out (RFC 3339, "
+                                     "UTC).")
+
+
 @strawberry.type(name="PlayerJoinedEvent",
                  description="Another player took an open seat of a waiting match the player "
                  "sits in.")
@@ -122,8 +130,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
     reset_type = strawberry.type(FeedReset_, name="FeedResetEvent")
     update = result_union(
         "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged, TimedOut,
-                                        PlayerJoined, PlayerLeft, MatchCancelled, Invited,
-                                        RematchOffered, reset_type,
+                                        TimeoutSoon, PlayerJoined, PlayerLeft, MatchCancelled,
+                                        Invited, RematchOffered, reset_type,
                                         *PLAYER_FAILURES),
         "A feed event, or why the stream ended.",
     )
@@ -141,6 +149,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
             return SeatChanged(**common, change=raw["change"])
         if kind == "timed_out":
             return TimedOut(**common, policy=raw["policy"])
+        if kind == "timeout_soon":
+            return TimeoutSoon(**common, deadline=raw["deadline"])
         if kind == "player_joined":
             return PlayerJoined(**common, player_seat=raw["playerSeat"],
                                 player_name=raw["playerName"])
@@ -167,8 +177,8 @@ def build_feed_subscription(games: GameTypes) -> Any:
     class FeedSubscription:
         @strawberry.subscription(
             description="Everything that concerns the calling player across all its matches "
-            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`, `timed_out`; in "
-            "a waiting "
+            "(`your_turn`, `match_started`, `match_finished`, `seat_changed`, `timed_out`, "
+            "`timeout_soon`; in a waiting "
             "match `player_joined`, `player_left`, `match_cancelled`; `invited`, "
             "`rematch_offered`), each once, in "
             "version order per match. `after`: resume after that event number (a `FeedReset` "
