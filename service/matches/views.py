@@ -137,19 +137,22 @@ def state_of(
         assert record is not None
         return lobby_state(match_id, version, engine, record, seat)
     result = engine.result(state)
+    # A match the service ended before the rules did (a timeout or resignation left fewer
+    # than two seats in) is over too: nobody may act.
+    over = result is not None or (record is not None and record.finished)
     return MatchState(
         match_id=match_id,
         game=engine.id,
         version=version,
         rules_version=engine.rules_version(state),
-        status="finished" if result is not None else "active",
+        status="finished" if over else "active",
         seat=seat,
-        active_seats=sorted(engine.active_seats(state)),
+        active_seats=[] if over else sorted(engine.active_seats(state)),
         bots={str(s): k for s, k in record.bots.items()} if record is not None else {},
         view=engine.view(state, seat),
         result=result,
         players=holders(record) if record is not None else [],
-        **(seed_fields(record, finished=result is not None) if record is not None else {}),
+        **(seed_fields(record, finished=over) if record is not None else {}),
         **(table_fields(record) if record is not None else {}),
     )
 

@@ -79,6 +79,8 @@ def test_resigning_a_two_seat_match_ends_it_and_twice_is_seat_forfeited(rig: Rig
     state = resigned.json()
     assert (state["version"], state["seat"]) == (version + 1, None)  # a spectator's view
     assert state["bots"] == {"0": "random"}
+    # Over, though not by the rules: nobody may act any more.
+    assert (state["status"], state["activeSeats"]) == ("finished", [])
     assert resigned.headers["ETag"].startswith(f'"{version + 1}')
     _, after = record(rig, match_id)
     assert after.finished and after.termination == "resign" and after.forfeited == (0,)
