@@ -60,7 +60,8 @@ class StoreClock:
 
 def warn_at(record: MatchRecord, deadline: int) -> int:
     """When the seat whose clock runs out at ``deadline`` is warned (``timeout_soon``)."""
-    assert record.time_control is not None
+    if record.time_control is None:
+        return deadline  # no time control, no warning window
     return deadline - record.time_control.warn_before_ms
 
 
