@@ -156,10 +156,15 @@ class Outbox:
         return await guard(self.schedules.schedule_size(SCHEDULE))
 
     async def log(self, endpoint_id: str, attempt: LoggedAttempt) -> None:
-        """Append an attempt to the endpoint's log (its number: above every one before)."""
+        """Append an attempt to the endpoint's log (its number: above every one before).
+
+        ``at`` is stamped again, from the store's clock, after the mark is read: an append
+        that lost the race to a concurrent one is stamped anew, so the log's order (newest
+        first) is also the order of its times."""
         key = log_key(endpoint_id)
         for _ in range(MAX_APPEND_TRIES):
             (mark,) = await guard(self.store.feed_marks(key, [LOG_SOURCE]))
+            attempt = replace(attempt, at=max(attempt.at, await self.now_ms()))
             if await guard(self.store.feed_append(
                     key, LOG_SOURCE, mark + 1, [attempt.encode()], now=attempt.at / 1000,
                     keep=LOG_KEEP, keep_seconds=LOG_KEEP_SECONDS)):

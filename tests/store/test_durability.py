@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.listening import listens
 from tests.support.redis_servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,18 @@ class Server:
         self.process: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
+        """Start the server and wait for it; on a port another test took meanwhile, again
+        on a new port (``url`` follows)."""
+        for _ in range(5):
+            if await self._start_once():
+                return
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+        raise AssertionError("no free port kept long enough to start on")
+
+    async def _start_once(self) -> bool:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SKYLINE_")}
+        start = self.log.stat().st_size if self.log.exists() else 0
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port),
@@ -63,10 +75,16 @@ class Server:
         async with httpx.AsyncClient(timeout=2) as client:
             async with asyncio.timeout(WAIT):
                 while True:
-                    assert self.process.poll() is None, self.log.read_text()[-3000:]
+                    if self.process.poll() is not None:
+                        told = self.log.read_bytes()[start:].decode(errors="replace")
+                        if "address already in use" in told.lower():
+                            return False
+                        raise AssertionError(told[-3000:])
                     with contextlib.suppress(httpx.TransportError):
-                        if (await client.get(f"{self.url}/readyz")).status_code == 200:
-                            return
+                        # ...and ours: another test's server may have taken the port first.
+                        if ((await client.get(f"{self.url}/readyz")).status_code == 200
+                                and listens(self.process.pid, self.port)):
+                            return True
                     await asyncio.sleep(0.05)
 
     def kill(self) -> None:

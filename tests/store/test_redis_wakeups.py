@@ -84,16 +84,19 @@ async def where(request: pytest.FixtureRequest) -> AsyncIterator[Where]:
     if request.param == "redis":
         url: str = request.getfixturevalue("redis_url")
         # A generous pool_timeout: these tests count connections and versions; on a loaded
-        # machine (2 cores, xdist) a 2 s wait for a slot is no sign of a stuck pool.
+        # machine (2 cores, xdist) a 2 s wait for a slot is no sign of a stuck pool -- and
+        # neither is a slow TCP connect (CI saw "Timeout connecting" at the default 0.5 s).
         store = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"),
                                     max_connections=POOL, client_name=name,
-                                    pool_timeout=PATIENT)
+                                    pool_timeout=PATIENT, connect_timeout=PATIENT,
+                                    retry_budget=PATIENT)
         place = Where(store, name, lambda: [sync_redis.Redis.from_url(url)])
     else:
         cluster: RedisClusterProcesses = request.getfixturevalue("redis_cluster")
         store = RedisStore.from_cluster_nodes(
             cluster.nodes_arg, prefix=request.getfixturevalue("redis_cluster_prefix"),
             max_connections=POOL, client_name=name, pool_timeout=PATIENT,
+            connect_timeout=PATIENT,
         )
         place = Where(store, name, lambda: [n.client() for n in cluster.nodes if n.alive],
                       cluster)
