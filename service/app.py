@@ -29,6 +29,7 @@ from service.api.proxies import TrustedProxyHeaders
 from service.api.rate_limits import RateLimits, build_limits
 from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
+from service.clocks import MIN_MOVE_SECONDS
 from service.errors import ApiError
 from service.i18n import N_
 from service.limits import LimitSettings, storage_uri
@@ -112,6 +113,9 @@ class Settings:
     """Take a creator's chosen seed whoever sits in the match (``--allow-chosen-seeds``); off,
     the default: refused (400 ``seed_not_allowed``) when players other than the creator sit
     there (docs/security.md, "Verifiable seeds (item 8)")."""
+    min_move_seconds: int = MIN_MOVE_SECONDS
+    """The shortest correspondence deadline (``secondsPerMove``) a new match may take
+    (``--min-seconds-per-move``); shorter ones are 422 ``bad_time_control``."""
     limits: LimitSettings = field(default_factory=LimitSettings)
     """Rate limits per client and quotas of unfinished matches per creator, on by default
     (``--rate-limits``, ``--rate-create`` ..., ``--quota-*``; ``service.limits``)."""
@@ -221,6 +225,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         resume_window=settings.resume_window,
         stream_ticket_seconds=settings.stream_ticket_seconds,
         allow_chosen_seeds=settings.allow_chosen_seeds,
+        min_move_seconds=settings.min_move_seconds,
     )
     match_service.storage.waiting_ttl = settings.waiting_ttl
     metrics.live = live_gauges(match_service)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from service.clocks import MIN_MOVE_SECONDS
 from service.live import (
     DEFAULT_MAX_WATCHERS,
     DEFAULT_MAX_WATCHERS_PER_CLIENT,
@@ -251,6 +252,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         header_timeout=args.header_timeout or None,
         body_timeout=args.body_timeout or None,
         allow_chosen_seeds=args.allow_chosen_seeds,
+        min_move_seconds=args.min_seconds_per_move,
         limits=_limit_settings(args),
         worker=True if args.worker else None,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
@@ -814,6 +816,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="take a creator's chosen seed even when other players sit in the match (the "
         "creator then knows every draw and hand; views say seedChosen). Off by default: 400 "
         "seed_not_allowed (SKYLINE_ALLOW_CHOSEN_SEEDS)",
+    )
+    serve.add_argument(
+        "--min-seconds-per-move", type=_positive_int,
+        default=_env("MIN_SECONDS_PER_MOVE", MIN_MOVE_SECONDS, _positive_int),
+        help="the shortest correspondence deadline (timeControl.correspondence."
+        "secondsPerMove) a new match may take; shorter: 422 bad_time_control (default 10; "
+        "SKYLINE_MIN_SECONDS_PER_MOVE)",
     )
     _add_limit_flags(serve)
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")

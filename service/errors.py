@@ -93,6 +93,8 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_options": (422, N_("Invalid options")),
     "bad_player_count": (422, N_("Invalid player count")),
     "bad_bots": (422, N_("Invalid bot seats")),
+    "bad_time_control": (422, N_("Invalid time control")),
+    "bad_timeout_policy": (422, N_("Invalid timeout policy")),
     "invalid_action": (422, N_("Not a move of this game")),
     "bad_highlight": (422, N_("Invalid highlight")),
     "no_picture": (422, N_("No picture")),

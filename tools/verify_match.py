@@ -112,13 +112,31 @@ def verify(get: Get, match_id: str, noted: str | None = None) -> list[str]:
         if _plain(replayed) != _plain(shown):
             problems.append(f"version {entry['version']}: the events the log shows are not "
                             "those the move makes from the seed")
-    result = engine.result(state)
-    dumped = None if result is None else result.model_dump(mode="json")
-    if dumped != state_json["result"]:
+    if _expected_result(engine.result(state), state_json) != state_json["result"]:
         problems.append("the published result is not the replayed one")
     if _plain(engine.view(state, None)) != _plain(state_json["view"]):
         problems.append("the published final view is not the replayed one")
     return problems
+
+
+def _expected_result(result: Any, state_json: dict[str, Any]) -> Any:
+    """The result the server must publish for the replayed ``result``: the rules' own, with
+    the seats the published one says left (resigned, timed out under ``forfeit``) ranked
+    last -- the last to leave first -- and its termination (docs/clocks-and-notifications.md).
+    The replay checks every score and the order of the seats still in."""
+    from service.matches.outcome import outcome_of
+
+    published = state_json["result"]
+    if published is None:
+        return None if result is None else "a result"
+    reason = published.get("termination", {}).get("reason", "normal")
+    if result is None and reason == "normal":
+        return "no result"  # the rules did not end the match, and neither did the service
+    left = sorted((s for s in published["seats"] if s.get("forfeited")),
+                  key=lambda s: -s["rank"])
+    expected = outcome_of(result, len(state_json["players"]), tuple(s["seat"] for s in left),
+                          None if reason == "normal" else reason)
+    return expected.model_dump(mode="json")
 
 
 def _plain(value: Any) -> Any:

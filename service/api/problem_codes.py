@@ -48,7 +48,8 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "getGame": ("malformed", "not_found", "unknown_rules_version"),
     "createMatch": (
         *_BODY, *_CREDENTIALS, "unknown_game", "bad_player_count", "bad_options", "bad_bots",
-        "player_not_found", "quota_exceeded", "seed_not_allowed",
+        "player_not_found", "quota_exceeded", "seed_not_allowed", "bad_time_control",
+        "bad_timeout_policy",
     ),
     "getMatch": _READ,
     "getLegalMoves": _READ,

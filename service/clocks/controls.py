@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from service.i18n import N_
+
 MIN_MOVE_SECONDS = 10
 """The shortest correspondence deadline the API accepts unless the operator sets its own."""
 MAX_MOVE_SECONDS = 14 * 86400
@@ -75,8 +77,8 @@ class OnTimeout:
         return cls("bot", str(raw[1])) if raw[0] == "b" else cls("forfeit")
 
 
-SHAPE = ('timeControl is {"correspondence": {"secondsPerMove": n}} or '
-           '{"live": {"baseSeconds": n, "incrementSeconds": n}}.')
+SHAPE = N_("timeControl has one field: correspondence (with secondsPerMove) or live (with "
+            "baseSeconds and incrementSeconds).")
 
 class BadClockInput(ValueError):
     """A time control or timeout policy a match cannot take: ``code`` is the problem code
@@ -98,8 +100,8 @@ FORFEIT = OnTimeout("forfeit")
 def _int(raw: Any, name: str, low: int, high: int) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or not low <= raw <= high:
         raise BadClockInput(
-            "bad_time_control", ("{name} must be a whole number of seconds from {low} to "
-                                   "{high}."), name=name, low=low, high=high)
+            "bad_time_control", N_("{name} must be a whole number of seconds from {low} "
+                                     "to {high}."), name=name, low=low, high=high)
     return raw
 
 
@@ -133,12 +135,12 @@ def parse_on_timeout(raw: Any, bots_for_game: tuple[str, ...]) -> OnTimeout:
         kind = raw.get("bot", "random")
         if kind not in BOT_KINDS:
             raise BadClockInput(
-                "bad_timeout_policy", ("No bot kind {kind}; known: {known}."),
+                "bad_timeout_policy", N_("No bot kind {kind}; known: {known}."),
                 kind=repr(str(kind)[:32]), known=", ".join(BOT_KINDS))
         if kind not in bots_for_game:
             raise BadClockInput(
-                "bad_timeout_policy", ("No {kind} bot plays this game; use one of: "
-                                         "{known}."), kind=kind, known=", ".join(bots_for_game))
+                "bad_timeout_policy", N_("No {kind} bot plays this game; use one of: "
+                                           "{known}."), kind=kind, known=", ".join(bots_for_game))
         return OnTimeout("bot", str(kind))
-    raise BadClockInput("bad_timeout_policy", (
-        'onTimeout is {"policy": "bot", "bot": kind} or {"policy": "forfeit"}.'))
+    raise BadClockInput("bad_timeout_policy", N_(
+        "onTimeout's policy is bot (with the kind of bot) or forfeit."))

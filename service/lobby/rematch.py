@@ -93,7 +93,9 @@ class Rematch:
         with contextlib.suppress(MatchExists):
             await self.tables.create_match(
                 caller, request, match_id=new_id,
-                extra={"rematch_of": match_id, "reserved": reserved})
+                extra={"rematch_of": match_id, "reserved": reserved,
+                       # The same time control and policy as the match it follows.
+                       "time_control": old.time_control, "on_timeout": old.on_timeout})
 
     async def _link(self, match_id: str, new_id: str) -> None:
         from dataclasses import replace

@@ -172,7 +172,8 @@ class Acting:
             ):
                 storage.metrics.action(engine.id, record.rules_version)
                 await self.due.signal_if_due(match_id, engine, stored, new_state)
-                after = state_of(match_id, version + 1, engine, new_state, seat, stored)
+                after = state_of(match_id, version + 1, engine, new_state, seat, stored,
+                                 self.storage.store_clock.peek_ms())
                 return ActResponse(
                     match_id=match_id,
                     version=version + 1,
@@ -225,7 +226,8 @@ class Acting:
             self.storage, match_id, engine, record, first_version - 1, first_version
         )
         events: list[EventOut] = []
-        state = state_of(match_id, version, engine, engine.loads(record.state), seat, record)
+        state = state_of(match_id, version, engine, engine.loads(record.state), seat, record,
+                         self.storage.store_clock.peek_ms())
         if moves and moves[-1][0] == first_version:
             events = events_for(seat, moves[-1][2], engine.id, lang=lang, view=state.view)
         return ActResponse(match_id=match_id, version=first_version, events=events, state=state)

@@ -114,7 +114,8 @@ class AwaySeats:
                                              before=record):
                 if stored.bots and not stored.finished:
                     await self.due.signal_if_due(match_id, engine, stored, state)
-                return state_of(match_id, version + 1, engine, state, None, stored)
+                return state_of(match_id, version + 1, engine, state, None, stored,
+                                storage.store_clock.peek_ms())
             storage.metrics.cas_conflict()
         raise busy()
 
@@ -163,7 +164,8 @@ class AwaySeats:
                                              before=record):
                 return ReclaimSeatResponse(
                     seat=seat, token=None if claimant == "player" else new_token,
-                    state=state_of(match_id, version + 1, engine, state, seat, stored),
+                    state=state_of(match_id, version + 1, engine, state, seat, stored,
+                                   storage.store_clock.peek_ms()),
                 )
             storage.metrics.cas_conflict()
         raise busy()

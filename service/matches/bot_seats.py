@@ -24,6 +24,16 @@ from .wire import parse_action
 MAX_HANDOVER_ATTEMPTS = 16
 
 
+def bot_kinds(engine: Engine[Any]) -> tuple[str, ...]:
+    """The bot kinds that play ``engine``'s game: ``random`` always, the others where a
+    trained bot model exists."""
+    try:
+        bot_model_for(engine)
+    except ValueError:
+        return ("random",)
+    return BOT_KINDS
+
+
 def bot_seats(
     engine: Engine[Any], players: int, raw: dict[str, str], *, all_bots: bool = False
 ) -> dict[int, str]:
@@ -121,6 +131,7 @@ class BotSeats:
             if stored := await storage.write(match_id, version, new_record, entry,
                                              before=record):
                 await self.due.signal_if_due(match_id, engine, stored, state)
-                return state_of(match_id, version + 1, engine, state, None, stored)
+                return state_of(match_id, version + 1, engine, state, None, stored,
+                                storage.store_clock.peek_ms())
             storage.metrics.cas_conflict()
         raise busy()

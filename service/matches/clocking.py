@@ -57,6 +57,11 @@ class StoreClock:
             local = self.local()
         return int(local * 1000) + self.offset_ms
 
+    def peek_ms(self) -> int:
+        """The store's time as last estimated, without asking the store (views' ``serverTime``:
+        before the first write, the local clock)."""
+        return int(self.local() * 1000) + (self.offset_ms or 0)
+
 
 def warn_at(record: MatchRecord, deadline: int) -> int:
     """When the seat whose clock runs out at ``deadline`` is warned (``timeout_soon``)."""

@@ -8,13 +8,20 @@ from typing import Any
 
 from service import games
 from service.catalogue import has_catalogue
+from service.clocks import (
+    MIN_MOVE_SECONDS,
+    BadClockInput,
+    parse_on_timeout,
+    parse_time_control,
+)
+from service.clocks.controls import FORFEIT
 from service.errors import ApiError
 from service.games.base import Engine
 from service.i18n import T
 from service.identity import seats
 
 from . import invites, logdict, seeds
-from .bot_seats import bot_seats
+from .bot_seats import bot_kinds, bot_seats
 from .due import DueSignals
 from .models import (
     BotSeat,
@@ -56,14 +63,37 @@ def engine_for_new(game_id: str) -> Engine[Any]:
         ) from None
 
 
+def clock_settings(
+    req: CreateMatchRequest, engine: Engine[Any], *, min_move_seconds: int = MIN_MOVE_SECONDS,
+) -> dict[str, Any]:
+    """The record fields of the request's time control and timeout policy (none for an
+    untimed match), checked: 422 ``bad_time_control`` / ``bad_timeout_policy``."""
+    if req.time_control is None:
+        if req.on_timeout is not None:
+            raise ApiError.of("bad_timeout_policy", "onTimeout needs a timeControl: an "
+                              "untimed match has no deadline to miss.")
+        return {}
+    try:
+        control = parse_time_control(req.time_control.model_dump(by_alias=True),
+                                     min_move_seconds=min_move_seconds)
+        policy = FORFEIT if req.on_timeout is None else parse_on_timeout(
+            req.on_timeout.model_dump(by_alias=True), bot_kinds(engine))
+    except BadClockInput as bad:
+        raise ApiError.of(bad.code, T(bad.message, **bad.values)) from None
+    return {"time_control": control, "on_timeout": policy}
+
+
 class Creation:
     def __init__(
-        self, storage: MatchStorage, due: DueSignals, *, allow_chosen_seeds: bool = False
+        self, storage: MatchStorage, due: DueSignals, *, allow_chosen_seeds: bool = False,
+        min_move_seconds: int = MIN_MOVE_SECONDS,
     ) -> None:
         self.storage = storage
         self.due = due
         self.allow_chosen_seeds = allow_chosen_seeds
         """Whether a chosen seed is taken whoever sits in the match (``seeds.py``)."""
+        self.min_move_seconds = min_move_seconds
+        """The shortest correspondence deadline taken (``--min-seconds-per-move``)."""
 
     async def create_match(
         self, req: CreateMatchRequest, *, app: str | None = None,
@@ -95,6 +125,8 @@ class Creation:
         open_seats = tuple(s for s, wanted in enumerate(req.seats or ())
                            if isinstance(wanted, OpenSeat))
         bots = bot_seats(engine, players, raw_bots, all_bots=bool(bound) or bool(open_seats))
+        clocks = clock_settings(req, engine, min_move_seconds=self.min_move_seconds)
+        extra = {**clocks, **(extra or {})}
         if open_seats:
             return await self._waiting(
                 req, engine, players, options, bots, open_seats, app=app, bound=bound or {},

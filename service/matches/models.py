@@ -15,7 +15,16 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 from pydantic.alias_generators import to_camel
 
-from service.games.base import JSON, Result, WireInt
+from service.clocks.controls import (
+    MAX_BASE_SECONDS,
+    MAX_INCREMENT_SECONDS,
+    MAX_MOVE_SECONDS,
+    MIN_BASE_SECONDS,
+    MIN_MOVE_SECONDS,
+)
+from service.games.base import JSON, WireInt
+
+from .outcome import MatchOutcome
 
 MAX_SEED = 2**53 - 1
 """Seeds stay within the integers a JavaScript client represents exactly."""
@@ -132,6 +141,73 @@ LabelValue = Annotated[str, Field(max_length=128)]
 MatchName = Annotated[str, Field(min_length=1, max_length=64)]
 
 
+class CorrespondenceSettings(InputModel):
+    seconds_per_move: int = Field(
+        description="Seconds a seat has for each move: a deadline per activation, starting "
+        "when the seat becomes active and met by its next move. 10 s (or the server's own "
+        "minimum) to 14 days.",
+        json_schema_extra={"minimum": MIN_MOVE_SECONDS, "maximum": MAX_MOVE_SECONDS},
+    )
+
+
+class CorrespondenceControl(InputModel):
+    """A deadline per move (correspondence play)."""
+
+    correspondence: CorrespondenceSettings
+
+
+class LiveSettings(InputModel):
+    base_seconds: int = Field(
+        description="Each seat's time for the whole match: 60 s to 3 h.",
+        json_schema_extra={"minimum": MIN_BASE_SECONDS, "maximum": MAX_BASE_SECONDS},
+    )
+    increment_seconds: int = Field(
+        default=0, description="Added to a seat's clock for each turn it completes "
+        "(Fischer): 0 to 180 s.",
+        json_schema_extra={"minimum": 0, "maximum": MAX_INCREMENT_SECONDS},
+    )
+
+
+class LiveControl(InputModel):
+    """A chess-style clock per seat, running only while that seat must act."""
+
+    live: LiveSettings
+
+
+TimeControlSpec = CorrespondenceControl | LiveControl
+"""A match's time control: exactly one of ``correspondence`` and ``live``."""
+
+
+class BotOnTimeout(InputModel):
+    """A bot of this kind takes a seat whose time ran out; its player may reclaim it."""
+
+    policy: Literal["bot"]
+    bot: BotKind = Field(default="random", description="The bot that takes the seat.")
+
+
+class ForfeitOnTimeout(InputModel):
+    """A seat whose time ran out is out: ranked last, played on by a random bot; with
+    fewer than two seats still in, the match ends."""
+
+    policy: Literal["forfeit"]
+
+
+OnTimeoutSpec = BotOnTimeout | ForfeitOnTimeout
+"""What becomes of a seat whose time runs out."""
+
+TIME_CONTROL_DESCRIPTION = (
+    "The match's time control: `{\"correspondence\": {\"secondsPerMove\": n}}` (a deadline "
+    "per move) or `{\"live\": {\"baseSeconds\": b, \"incrementSeconds\": i}}` (a chess "
+    "clock per seat). Omitted: untimed. Out of range: 422 bad_time_control "
+    "(docs/clocks-and-notifications.md)."
+)
+ON_TIMEOUT_DESCRIPTION = (
+    "What becomes of a seat whose time runs out: `{\"policy\": \"bot\", \"bot\": kind}` or "
+    "`{\"policy\": \"forfeit\"}` (the default). Only with `timeControl`; a bot that does not "
+    "play the game: 422 bad_timeout_policy."
+)
+
+
 class CreateMatchBase(InputModel):
     game: str = Field(description="A game id from GET /v1/games.")
     players: PlayerCount | None = Field(
@@ -171,6 +247,9 @@ class CreateMatchRequest(CreateMatchBase):
         description="App-defined labels (at most 16; keys 1-32 characters, values at most "
         "128), shown in lists and states; not game data.",
     )
+    time_control: TimeControlSpec | None = Field(default=None,
+                                                 description=TIME_CONTROL_DESCRIPTION)
+    on_timeout: OnTimeoutSpec | None = Field(default=None, description=ON_TIMEOUT_DESCRIPTION)
 
 
 class SeatToken(WireModel):
@@ -219,6 +298,36 @@ class SeatHolder(WireModel):
     )
 
 
+class SeatClockState(WireModel):
+    """One seat's clock at `serverTime`."""
+
+    seat: int
+    remaining_ms: int | None = Field(
+        description="Time left on the seat's clock at `serverTime` in milliseconds (a "
+        "running clock keeps draining: count down from `deadline`); null for an untimed "
+        "match."
+    )
+    deadline: datetime | None = Field(
+        description="When the running clock runs out (RFC 3339, UTC; the server's clock); "
+        "null when the clock is stopped, for an untimed match and for a bot's seat."
+    )
+    running: bool = Field(description="True while the seat must act (its turn).")
+    turn_started_at: datetime | None = Field(
+        description="When the seat's current turn began (RFC 3339, UTC); null while it is "
+        "not the seat's turn."
+    )
+
+
+class MatchClock(WireModel):
+    """The seats' clocks as the server read them at `serverTime`."""
+
+    server_time: datetime = Field(
+        description="The server's time when this state was made (RFC 3339, UTC): compare "
+        "it with your own clock to count down `deadline`s without drift."
+    )
+    seats: list[SeatClockState] = Field(description="Every seat's clock, in seat order.")
+
+
 class MatchState(WireModel):
     match_id: str
     game: str
@@ -242,7 +351,8 @@ class MatchState(WireModel):
         description="What the caller may see (the game's View); null while the match waits "
         "for players and once it is cancelled."
     )
-    result: Result | None = Field(description="Final scores once the match is finished.")
+    result: MatchOutcome | None = Field(
+        description="Final scores once the match is finished, and how it ended.")
     players: list[SeatHolder] = Field(
         default_factory=list,
         description="Who sits in each seat, in seat order: a player's display name or a bot.",
@@ -304,6 +414,21 @@ class MatchState(WireModel):
         "/v1/matches/{matchId}/rematch).")
     rematch: str | None = Field(
         default=None, description="This match's rematch, once one was asked for.")
+    created_at: datetime | None = Field(
+        default=None, description="When the match was created (RFC 3339, UTC).")
+    updated_at: datetime | None = Field(
+        default=None, description="When this version was written (RFC 3339, UTC); null in "
+        "a stream's catch-up states, as `clock`.")
+    time_control: TimeControlSpec | None = Field(
+        default=None, description="The time control chosen at creation; null: untimed.")
+    on_timeout: OnTimeoutSpec | None = Field(
+        default=None, description="What becomes of a seat whose time runs out; null for "
+        "an untimed match.")
+    clock: MatchClock | None = Field(
+        default=None, description="Each seat's clock and when its turn began (untimed "
+        "matches too); null while the match waits for players, once it is cancelled, and in "
+        "a stream's catch-up states (versions older than the newest, rebuilt from the log, "
+        "which holds no times).")
 
 
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}

@@ -41,7 +41,8 @@ class Reads:
     async def get_state(self, match_id: str, token: Credential) -> MatchState:
         """The match as the caller sees it (no texts: its views need none)."""
         version, record, seat, engine, state = await self._position(match_id, token)
-        return state_of(match_id, version, engine, state, seat, record)
+        return state_of(match_id, version, engine, state, seat, record,
+                        self.storage.store_clock.peek_ms())
 
     async def head(self, match_id: str, token: Credential) -> tuple[int, bool]:
         """The match's version and whether it is finished, with ``get_state``'s checks (404,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 
+from service.clocks import MIN_MOVE_SECONDS
 from service.identity.callers import Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.metrics import Metrics
@@ -44,6 +45,7 @@ class MatchService:
     ``ttl_finished`` / ``ttl_idle``: seconds a finished / an active match is kept after its
     last write (None: forever). ``allow_chosen_seeds``: take a creator's seed whoever sits
     in the match (``seeds.check_chosen_seed``; off: refused when other players sit there).
+    ``min_move_seconds``: the shortest correspondence deadline a new match may take.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class MatchService:
         hub: LiveHub | None = None,
         resume_window: int = DEFAULT_RESUME_WINDOW,
         allow_chosen_seeds: bool = False,
+        min_move_seconds: int = MIN_MOVE_SECONDS,
     ) -> None:
         self.storage = MatchStorage(
             store, ttl_finished=ttl_finished, ttl_idle=ttl_idle,
@@ -65,7 +68,8 @@ class MatchService:
         )
         self.due = DueSignals(self.storage)
         creation = create.Creation(self.storage, self.due,
-                                   allow_chosen_seeds=allow_chosen_seeds)
+                                   allow_chosen_seeds=allow_chosen_seeds,
+                                   min_move_seconds=min_move_seconds)
         reads = Reads(self.storage, self.due)
         bots = BotSeats(self.storage, self.due)
         self.create_match = creation.create_match

@@ -62,7 +62,8 @@ class Frame:
     previous: Frame | None = None
     exact: bool = False
     """``record`` is the stored record of this version (loaded whole), not one rebuilt by
-    replaying the log: its seat tokens and players are the true ones."""
+    replaying the log: its seat tokens, players and clocks are the true ones. A replayed
+    frame's state shows no ``clock`` and no ``updatedAt`` (the log holds no times)."""
     change: SeatChange | None = None
     """The seat-credential change this version's log entry made (a replayed frame)."""
     _states: weakref.WeakValueDictionary[int | None, MatchState] = field(
@@ -84,7 +85,8 @@ class Frame:
         found = self._states.get(seat)
         if found is None:
             found = self._states[seat] = state_of(
-                self.match_id, self.version, self.engine, self.state, seat, self.record
+                self.match_id, self.version, self.engine, self.state, seat, self.record,
+                timed=self.exact,
             )
         return found
 
@@ -95,7 +97,7 @@ class Frame:
             state = self._states.get(seat)
             if state is None:
                 state = state_of(self.match_id, self.version, self.engine, self.state, seat,
-                                 self.record)
+                                 self.record, timed=self.exact)
             found = self._json[seat] = encode(state.to_json())
         return found
 
@@ -181,6 +183,10 @@ class Timeline:
                 self._add(Frame(self.match_id, version, self.engine,
                                 game_state(self.engine, record), record, exact=True))
                 return
+            # The stored record first: the version it is at gets its true record (its seat
+            # clocks and times, which the log does not hold); the versions replayed before
+            # it show no clock (``Frame.exact``).
+            current_version, current = await self.storage.load(self.match_id)
             entries = await self.storage.entries(self.match_id, newest.version)
             state, record = newest.state, newest.record
             stored: MatchRecord | None = None
@@ -188,14 +194,15 @@ class Timeline:
                                                              e.data)) for e in entries):
                 # The match starts in these versions: its setup (the seed drawn then) is
                 # in the stored record only.
-                _, stored = await self.storage.load(self.match_id)
+                stored = current
             previous = newest
             for entry in entries:
                 logged = LogRecord.decode(record.game, record.log_dict, entry.data)
                 state, _ = replay_step(self.engine, state, logged, stored)
-                record = with_handover(record, logged, stored)
+                exact = entry.version == current_version
+                record = current if exact else with_handover(record, logged, stored)
                 frame = Frame(self.match_id, entry.version, self.engine, state, record,
-                              previous=previous, change=seat_change(logged))
+                              previous=previous, change=seat_change(logged), exact=exact)
                 self._add(frame)
                 previous = frame
 

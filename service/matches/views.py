@@ -3,9 +3,12 @@ their sentences, said from what the caller may see)."""
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 from service import texts
+from service.clocks import remaining_of
 from service.errors import ApiError
 from service.games.base import Engine, Event
 from service.i18n import DEFAULT_LANGUAGE, Lang, T
@@ -13,7 +16,8 @@ from service.identity import seats
 from service.identity.callers import Caller, Credential
 
 from . import invites, seeds
-from .models import EventOut, MatchState, SeatHolder
+from .models import EventOut, MatchClock, MatchState, SeatClockState, SeatHolder
+from .outcome import outcome_of
 from .records import MatchRecord
 
 
@@ -129,17 +133,25 @@ def events_for(
 
 def state_of(
     match_id: str, version: int, engine: Engine[Any], state: Any, seat: int | None,
-    record: MatchRecord | None = None,
+    record: MatchRecord | None = None, now_ms: int | None = None, *, timed: bool = True,
 ) -> MatchState:
     """The match at ``version`` as ``seat`` (None: a spectator) sees it (``state`` None: a
-    match that waits for players or was cancelled: no game, no view)."""
+    match that waits for players or was cancelled: no game, no view). ``now_ms``: the
+    store's time, for the clocks (``MatchStorage.store_clock``; None: this host's).
+    ``timed``: ``record`` is the version's stored record (False: one rebuilt from the log,
+    whose clocks and latest write time are not this version's: shown as null)."""
     if state is None:
         assert record is not None
         return lobby_state(match_id, version, engine, record, seat)
-    result = engine.result(state)
+    rules_result = engine.result(state)
     # A match the service ended before the rules did (a timeout or resignation left fewer
     # than two seats in) is over too: nobody may act.
-    over = result is not None or (record is not None and record.finished)
+    over = rules_result is not None or (record is not None and record.finished)
+    result = None
+    if over:
+        result = outcome_of(rules_result, engine_players(state, record),
+                            record.forfeited if record is not None else (),
+                            record.termination if record is not None else None)
     return MatchState(
         match_id=match_id,
         game=engine.id,
@@ -154,7 +166,53 @@ def state_of(
         players=holders(record) if record is not None else [],
         **(seed_fields(record, finished=over) if record is not None else {}),
         **(table_fields(record) if record is not None else {}),
+        **(clock_fields(record, now_ms, over=over, timed=timed)
+           if record is not None else {}),
     )
+
+
+def engine_players(state: Any, record: MatchRecord | None) -> int:
+    """The number of seats (the record's; else the view's seat list)."""
+    if record is not None:
+        return record.players
+    return len(getattr(state, "players", ()) or ())
+
+
+def _time(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def clock_fields(record: MatchRecord, now_ms: int | None, *, over: bool = False,
+                 timed: bool = True) -> dict[str, Any]:
+    """The state's times: creation, latest write, the time control and every seat's clock
+    (when its turn began; with a time control, what is left and the deadline). ``over``: the
+    match is finished (by the rules or the service); ``timed``: ``record`` holds this
+    version's clocks (else no clock, no ``updatedAt``)."""
+    fields: dict[str, Any] = {
+        "created_at": datetime.fromtimestamp(record.created, UTC) if record.created else None,
+        "updated_at": (datetime.fromtimestamp(record.updated, UTC)
+                       if record.updated and timed else None),
+        "time_control": (None if record.time_control is None
+                         else record.time_control.wire()),
+        "on_timeout": None if record.on_timeout is None else record.on_timeout.wire(),
+    }
+    if not record.started or not timed:
+        return fields
+    over = over or record.finished
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    control = record.time_control
+    deadlines = {} if over else record.deadlines()
+    fields["clock"] = MatchClock(server_time=_time(now), seats=[
+        SeatClockState(
+            seat=seat,
+            remaining_ms=remaining_of(control, clock, now),
+            deadline=_time(deadlines.get(seat)),
+            running=clock.running and not over,
+            turn_started_at=_time(clock.since) if not over else None,
+        )
+        for seat, clock in enumerate(record.clocks)
+    ])
+    return fields
 
 
 def lobby_state(
@@ -178,6 +236,7 @@ def lobby_state(
         seed_chosen=record.chosen_seed is not None,
         seed_commitment=None,
         **table_fields(record),
+        **clock_fields(record, None, timed=True),
     )
 
 

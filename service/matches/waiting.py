@@ -278,7 +278,8 @@ class Waiting:
         state = engine.loads(record.state) if record.started else None
         if state is not None:
             await self.due.signal_if_due(match_id, engine, record, state)
-        return state_of(match_id, version, engine, state, seat, record)
+        return state_of(match_id, version, engine, state, seat, record,
+                        self.storage.store_clock.peek_ms())
 
 
 def _taken(seat: int | None) -> ApiError:

@@ -271,7 +271,10 @@ class _Stream:
                 _, record = await self.timeline.storage.load(self.timeline.match_id)
                 error = holder.against(record)
                 break
-            error = holder.against(step.record) if step.exact else holder.after(step.change)
+            error = holder.against(step.record) if step.exact else None
+            if error is None and step.change is not None:
+                # What the version's entry did to seats (a stored record may not say it).
+                error = holder.after(step.change)
             if error is not None or step is frame:
                 break
         if error is not None:

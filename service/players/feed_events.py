@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from service.games import get as get_engine
-from service.games.base import Result
+from service.matches.outcome import MatchOutcome, outcome_of
 from service.matches.records import LogRecord, MatchRecord
 
-_RESULT = TypeAdapter(Result)
+_RESULT = TypeAdapter(MatchOutcome)
 _CHANGES = {"seat_to_bot": "to_bot", "seat_token_renewed": "token_renewed",
             "seat_renamed": "renamed", "timeout": "timed_out", "resign": "resigned",
             "seat_reclaimed": "reclaimed"}
@@ -42,7 +42,9 @@ def derive(
     engine = get_engine(after.game)
     new_state = engine.loads(after.state)
     result = engine.result(new_state)
-    active = set() if result is not None else set(engine.active_seats(new_state))
+    # Over by the rules, or ended by the service (fewer than two seats still in).
+    over = result is not None or after.finished
+    active = set() if over else set(engine.active_seats(new_state))
     was_active: set[int] = set()
     was_finished = False
     if before is not None:
@@ -69,9 +71,10 @@ def derive(
         if (still_bound and seat in active and (seat not in was_active or taken_back)
                 and seat not in after.bots):
             items.append({**base, "kind": "your_turn"})
-        if result is not None and not was_finished:
+        if over and not was_finished:
+            outcome = outcome_of(result, after.players, after.forfeited, after.termination)
             items.append({**base, "kind": "match_finished",
-                          "result": _RESULT.dump_python(result, mode="json", by_alias=True)})
+                          "result": _RESULT.dump_python(outcome, mode="json", by_alias=True)})
         out[player] = [_compact(item) for item in items]
     return out
 

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from service.games.base import Result
 from service.matches.models import InputModel, MatchState, SeatHolder, Visibility, WireModel
+from service.matches.outcome import MatchOutcome
 
 MY_MATCHES_MAX = 100
 """The most items one page of "my matches" holds (``limit``'s maximum)."""
@@ -122,7 +122,8 @@ class MatchFinishedEvent(FeedEventBase):
     """A match the player sits in is over."""
 
     kind: Literal["match_finished"] = "match_finished"
-    result: Result = Field(description="Final scores (what everyone may see).")
+    result: MatchOutcome = Field(description="Final scores (what everyone may see) and "
+                                 "how the match ended.")
 
 
 class SeatChangedEvent(FeedEventBase):

@@ -15,6 +15,7 @@ from service.app import Settings, create_app
 from service.cli import main
 from service.store import DEFAULT_FILENAME
 from service.store.sqlite import SqliteStore
+from tests.support.states import timeless
 
 
 def _serve(data_dir: Path | str) -> int:
@@ -113,6 +114,6 @@ def test_matches_survive_a_restart_of_the_app(tmp_path: Path) -> None:
         assert client.post(f"{url}/actions", json={"action": move}, headers=auth).is_success
         before = client.get(url, headers=auth).json()
     with TestClient(create_app(settings=settings)) as client:  # a new process, in effect
-        assert client.get(url, headers=auth).json() == before
+        assert timeless(client.get(url, headers=auth).json()) == timeless(before)
         log = client.get(f"{url}/log", headers=auth).json()["entries"]
         assert [(e["version"], e["action"]) for e in log] == [(1, move)]

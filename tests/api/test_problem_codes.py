@@ -124,6 +124,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/play.py::check_started": ("act", "handSeatToBot", "renewSeatToken",
                                                "resignSeat", "reclaimSeat"),
     "service/matches/create.py::Creation._waiting": ("createMatch",),
+    "service/matches/create.py::clock_settings": ("createMatch",),
     "service/matches/storage.py::MatchStorage.expire": MATCH_READ,  # from load: busy
     "service/matches/views.py::hidden": (*MATCH_READ,),
     # The lobby's tables (issue 17).
@@ -293,6 +294,8 @@ SITES: dict[str, tuple[str, ...]] = {
 """raise site (``path::qualified function``) -> the operations whose code path reaches it."""
 
 DYNAMIC: dict[str, tuple[str, ...]] = {
+    # BadClockInput, as the service words it.
+    "service/matches/create.py::clock_settings": ("bad_time_control", "bad_timeout_policy"),
     # Starlette's HTTPException: an unknown path, a method the path lacks; the rest mapped.
     "service/app.py::_http_error": (*pc.UNROUTED, "body_too_large", "malformed"),
     # Strawberry's HTTPException, as the problem REST would answer.

@@ -25,13 +25,14 @@ def normal(value: Any, *, in_event: bool = False) -> Any:
     event's data, a null field is an absent one: GraphQL answers null for an optional field a
     viewer does not see, REST leaves it out; an UnknownEvent's ``json`` is REST's ``data``.
     A move's empty ``others`` (GK-T2 v3: no other token moves) is left out on REST's wire and
-    an empty list in GraphQL's typed move."""
+    an empty list in GraphQL's typed move. The clock's ``serverTime`` is when each was read
+    (the two reads are moments apart)."""
     if isinstance(value, dict):
         return {
             ("data" if in_event and k == "json" else camel(k)):
             normal(v, in_event=in_event or k == "events")
             for k, v in value.items()
-            if k != "__typename" and not (in_event and v is None)
+            if k not in ("__typename", "serverTime") and not (in_event and v is None)
             and not (k == "others" and v == [])
         }
     if isinstance(value, list):
@@ -54,7 +55,14 @@ def test_rest_and_graphql_agree_for_every_viewer(game: str) -> None:
                     visibility name labels {{ key value }} openSeats startVersion
                     cancelReason creatorSeat rematchOf rematch
                     view {{ {view} }}
-                    result {{ seats {{ seat score rank breakdown {{ rule points }} }} winners
+                    createdAt updatedAt
+                    timeControl {{ correspondence {{ secondsPerMove }}
+                                   live {{ baseSeconds incrementSeconds }} }}
+                    onTimeout {{ policy bot }}
+                    clock {{ serverTime seats {{ seat remainingMs deadline running
+                                                 turnStartedAt }} }}
+                    result {{ seats {{ seat score rank breakdown {{ rule points }} forfeited }}
+                             winners termination {{ reason }}
                              opponents {{ name score rank breakdown {{ rule points }} }} }}"""
         read = f"""query($id: ID!) {{
           match(id: $id) {{ ... on MatchState {{ {state} }} }}

@@ -65,3 +65,29 @@ def test_a_rematch_rotates_seats_and_keeps_them_for_their_players(rig: Rig) -> N
     assert taken.json()["status"] == "active"
     _problem(rig.client.post(f"/v1/matches/{old}/rematch", headers=eve.auth), 403,
              "forbidden")
+
+
+def test_a_timed_match_waits_without_a_clock_and_its_rematch_keeps_the_control(
+        rig: Rig) -> None:  # noqa: F811
+    host, bob = _guests(rig, "Ann", "Bob")
+    control = {"correspondence": {"secondsPerMove": 3600}}
+    created = rig.client.post("/v1/matches", json={
+        "game": "toy", "options": {"rounds": 1},
+        "seats": [{"player": "me"}, {"open": True}],
+        "timeControl": control, "onTimeout": {"policy": "bot", "bot": "random"}},
+        headers=host.auth)
+    assert created.status_code == 201, created.text
+    old = created.json()["matchId"]
+    waiting = _state(rig, old, host)
+    assert waiting["status"] == "waiting" and waiting["clock"] is None
+    assert waiting["timeControl"] == control
+    assert rig.client.post(f"/v1/matches/{old}/join", headers=bob.auth).status_code == 200
+    started = _state(rig, old, host)
+    # The clocks start with the game: the first active seat's deadline runs.
+    running = [s for s in started["clock"]["seats"] if s["running"]]
+    assert [s["seat"] for s in running] == started["activeSeats"]
+    assert all(s["deadline"] is not None for s in running)
+    _play_out(rig, old, [host, bob])
+    rematch = rig.client.post(f"/v1/matches/{old}/rematch", headers=host.auth).json()
+    assert rematch["timeControl"] == control
+    assert rematch["onTimeout"] == {"policy": "bot", "bot": "random"}

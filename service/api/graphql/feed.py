@@ -166,10 +166,10 @@ def build_feed_subscription(games: GameTypes) -> Any:
                            invitation_id=strawberry.ID(raw["invitationId"]),
                            by=raw["by"])
         if kind == "match_finished":
-            from service.games.base import Result
+            from service.matches.outcome import MatchOutcome
 
             return MatchFinished(**common,
-                                 result=games.result.convert(Result.model_validate(
+                                 result=games.result.convert(MatchOutcome.model_validate(
                                      raw["result"])))
         return None  # a kind this build does not know: skipped
 

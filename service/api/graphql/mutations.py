@@ -33,6 +33,7 @@ from .results import (
     result_union,
 )
 from .tables import build_table_result, build_tables_mutation
+from .types.clocks import OnTimeoutInput, TimeControlInput, on_timeout_input, time_control_input
 from .types.games import GameTypes, MalformedInput
 from .types.match import (
     BotKind,
@@ -173,8 +174,13 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                                     "once; keys 1-32 characters, values at most 128), shown "
                                     "in lists and states; not game data."),
             ] = strawberry.UNSET,
+            time_control: TimeControlInput | None = strawberry.UNSET,
+            on_timeout: OnTimeoutInput | None = strawberry.UNSET,
         ) -> create_result:  # type: ignore[valid-type]
             fields: dict[str, Any] = {"game": game}
+            clock_fields = {"timeControl": time_control_input(time_control),
+                            "onTimeout": on_timeout_input(on_timeout)}
+            fields.update({k: v for k, v in clock_fields.items() if v is not None})
             for key, value in (("options", options), ("seed", seed), ("players", players),
                                ("name", name)):
                 if value is not strawberry.UNSET and value is not None:

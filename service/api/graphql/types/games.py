@@ -21,7 +21,8 @@ from typing import Annotated, Any, Union
 
 import strawberry
 
-from service.games.base import Engine, Result
+from service.games.base import Engine
+from service.matches.outcome import MatchOutcome
 
 from ..convert import Codec, Converter, MalformedInput, camel, pascal, union_members
 from .events import EventTypes, build_event_types
@@ -95,7 +96,7 @@ def build_game_types(converter: Converter, engines: Sequence[Engine[Any]]) -> Ga
         )
         per_game_inputs[engine.id] = (camel(engine.id), engine, codec)
 
-    result = converter.output(Result)
+    result = converter.output(MatchOutcome)
     if not engines:
         placeholder = Codec(
             Annotated[Union[NoGame], strawberry.union("MatchView")],  # noqa: UP007

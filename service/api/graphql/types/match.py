@@ -10,10 +10,12 @@ REST shows.
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from typing import Any, cast
 
 import strawberry
+from pydantic import TypeAdapter
 from strawberry.scalars import JSON
 
 from service.games import get as get_engine
@@ -169,6 +171,12 @@ class MatchCreated:
         )
 
 
+def _rfc3339(value: Any) -> str | None:
+    """A time as REST writes it."""
+    return None if value is None else cast(str, TypeAdapter(datetime).dump_python(
+        value, mode="json"))
+
+
 @dataclass(frozen=True)
 class MatchTypes:
     """The match object types of one schema and their converters."""
@@ -189,6 +197,8 @@ class MatchTypes:
 
 
 def build_match_types(games: GameTypes) -> MatchTypes:
+    from .clocks import MatchClock, OnTimeout, TimeControl, clock_of, on_timeout_of, time_control_of
+
     view_type = Optional(games.view.annotation)
     move_type = games.move.annotation
     result_type = Optional(games.result.annotation)
@@ -270,6 +280,21 @@ def build_match_types(games: GameTypes) -> MatchTypes:
         rematch: strawberry.ID | None = strawberry.field(
             description=models.MatchState.model_fields["rematch"].description
         )
+        created_at: str | None = strawberry.field(
+            description=models.MatchState.model_fields["created_at"].description
+        )
+        updated_at: str | None = strawberry.field(
+            description=models.MatchState.model_fields["updated_at"].description
+        )
+        time_control: TimeControl | None = strawberry.field(
+            description=models.MatchState.model_fields["time_control"].description
+        )
+        on_timeout: OnTimeout | None = strawberry.field(
+            description=models.MatchState.model_fields["on_timeout"].description
+        )
+        clock: MatchClock | None = strawberry.field(
+            description=models.MatchState.model_fields["clock"].description
+        )
 
     @strawberry.type(description="The caller's legal moves at one version.")
     class LegalMoves:
@@ -342,6 +367,9 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             creator_seat=state.creator_seat,
             rematch_of=None if state.rematch_of is None else strawberry.ID(state.rematch_of),
             rematch=None if state.rematch is None else strawberry.ID(state.rematch),
+            created_at=_rfc3339(state.created_at), updated_at=_rfc3339(state.updated_at),
+            time_control=time_control_of(state.time_control),
+            on_timeout=on_timeout_of(state.on_timeout), clock=clock_of(state.clock),
         )
 
     def match_options(state: Any) -> Any:
