@@ -43,7 +43,6 @@ import statistics
 import sys
 import time
 import uuid
-from dataclasses import asdict
 from multiprocessing.synchronize import Event as MpEvent
 from typing import Any, cast
 
@@ -349,7 +348,7 @@ async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "failed attempts before disabling (receiver)": sum(
                 1 for s in seen if disabled_at is None or s[0] * 1000 <= disabled_at + 5),
             "attempts in all": len(seen),
-            "failures counted": asdict(health),
+            "failures counted": {"failures": health.failures, "since": health.since},
             "messages afterwards": {d: done.count(d) for d in set(done)},
             "pending in the schedule": await stack.hooks.outbox.pending(),
             "load_average": os.getloadavg(),
