@@ -239,6 +239,11 @@ async def test_the_delivery_log_pages_newest_first(stack: Stack, receiver: Recei
     stack.start_worker()
     pinged = [(await stack.hooks.ping(app, webhook)).event_id for _ in range(5)]
     await until(lambda: receiver.ids("/log") == set(pinged), "five pings")
+
+    async def logged() -> int:  # an attempt is logged after its receiver answered
+        return len((await stack.hooks.deliveries(app, webhook, None, 10)).items)
+
+    await until_async(logged, 5, "five attempts logged")
     seen: list[str] = []
     cursor = None
     while True:
