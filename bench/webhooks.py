@@ -4,7 +4,8 @@ schedule under a failing receiver, and when a failing endpoint is disabled.
 Run: ``.venv/bin/python -m bench.webhooks`` (Redis at ``--redis-url``, else
 $SKYLINE_BENCH_REDIS_URL, else redis://127.0.0.1:6379; keys under a fresh prefix deleted at
 the end; the receiver listens on 127.0.0.1:``--port``, 18300), ``--quick`` (500 events, a
-15 s retry watch), ``--events``, ``--workers``, ``--json PATH``.
+15 s retry watch), ``--events``, ``--workers``, ``--json PATH``, ``--parts`` (a comma list of
+``deliveries``, ``retries``, ``disabling``: run only those; all by default).
 
 What runs (every process has its own event loop and store connection):
 
@@ -62,6 +63,7 @@ from .quick_match import _pct
 
 LOOPBACK = {"allow_http": True, "allow_networks": ("127.0.0.0/8",)}
 SAMPLE_EVERY = 25
+PARTS = ("deliveries", "retries", "disabling")
 DAY, HOUR = 86400.0, 3600.0
 
 
@@ -366,14 +368,16 @@ async def cleanup(stack: Stack, prefix: str) -> None:
 
 async def main_async(url: str, args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for endpoints in args.endpoints:
+    for endpoints in args.endpoints if "deliveries" in args.parts else []:
         print(f"deliveries, {endpoints} endpoint(s)", flush=True)
         out[f"deliveries {endpoints} endpoints"] = await deliveries(url, args, endpoints)
         print(json.dumps(out[f"deliveries {endpoints} endpoints"], indent=2), flush=True)
-    out["retry schedule"] = await retries(url, args)
-    print(json.dumps(out["retry schedule"], indent=2), flush=True)
-    out["disabling"] = await disabling(url, args)
-    print(json.dumps(out["disabling"], indent=2), flush=True)
+    if "retries" in args.parts:
+        out["retry schedule"] = await retries(url, args)
+        print(json.dumps(out["retry schedule"], indent=2), flush=True)
+    if "disabling" in args.parts:
+        out["disabling"] = await disabling(url, args)
+        print(json.dumps(out["disabling"], indent=2), flush=True)
     return out
 
 
@@ -389,7 +393,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retry-watch", type=float, default=30.0)
     parser.add_argument("--quick", action="store_true", help="500 events, 15 s retry watch")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--parts", type=lambda s: s.split(","), default=list(PARTS),
+                        help="a comma list of " + ", ".join(PARTS))
     args = parser.parse_args(argv)
+    if unknown := set(args.parts) - set(PARTS):
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     if args.quick:
         args.events, args.retry_watch = min(args.events, 500), min(args.retry_watch, 15.0)
     url = args.redis_url or os.environ.get("SKYLINE_BENCH_REDIS_URL") or \
