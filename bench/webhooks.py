@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -44,6 +45,8 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from multiprocessing.synchronize import Event as MpEvent
 from typing import Any, cast
 
@@ -268,9 +271,25 @@ async def deliveries(url: str, args: argparse.Namespace, endpoints: int) -> dict
         await cleanup(stack, prefix)
 
 
-async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
+@dataclass
+class Failing:
+    """A failing endpoint's run: the bench's stack, the worker processes, the settings, the
+    app, the endpoint and the pings queued to it."""
+
+    stack: Stack
+    run: Run
+    settings: dict[str, Any]
+    app: Caller
+    endpoint: str
+    pings: list[str]
+
+
+@contextlib.asynccontextmanager
+async def failing(url: str, args: argparse.Namespace, k: float, path: str,
+                  pings: int) -> AsyncIterator[Failing]:
+    """Workers with the settings scaled by ``k`` started, ``pings`` pings queued to a new
+    endpoint at the receiver's ``path`` (answering 500); the keys deleted afterwards."""
     prefix = f"bench-hooks:{uuid.uuid4().hex[:8]}:"
-    k = args.backoff_first / 5.0
     settings = scaled(k)
     stack = Stack(url, prefix, WebhookSettings(**LOOPBACK))
     run = Run(url, prefix, args.port, args.workers, settings)
@@ -279,13 +298,21 @@ async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
         run.go.set()
         app = await stack.app()
         created = await stack.hooks.create(app, CreateWebhookRequest(
-            url=f"http://127.0.0.1:{args.port}/fail", events=["match_started"]))
-        for _ in range(4):
-            await stack.hooks.ping(app, created.id)
+            url=f"http://127.0.0.1:{args.port}{path}", events=["match_started"]))
+        ids = [(await stack.hooks.ping(app, created.id)).event_id for _ in range(pings)]
+        yield Failing(stack, run, settings, app, created.id, ids)
+    finally:
+        await cleanup(stack, prefix)
+
+
+async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
+    k = args.backoff_first / 5.0
+    async with failing(url, args, k, "/fail", 4) as f:
+        stack, app = f.stack, f.app
         print(f"  retry schedule: 4 pings to a 500 receiver, base {args.backoff_first} s, "
               f"watching {args.retry_watch:.0f} s", flush=True)
         await asyncio.sleep(args.retry_watch)
-        seen, _, _ = await run.finish()
+        seen, _, _ = await f.run.finish()
         per_msg: dict[str, list[float]] = {}
         for at, _, msg in sorted(seen):
             per_msg.setdefault(msg, []).append(at)
@@ -293,10 +320,10 @@ async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
         for ats in per_msg.values():
             for n, (a, b) in enumerate(itertools.pairwise(ats), start=1):
                 gaps.setdefault(n, []).append((b - a) / args.backoff_first)
-        hook = await stack.hooks.endpoints.get(app.app, created.id)
-        health = await stack.hooks.endpoints.health(created.id)
+        hook = await stack.hooks.endpoints.get(app.app, f.endpoint)
+        health = await stack.hooks.endpoints.health(f.endpoint)
         return {
-            "base_s": args.backoff_first, "scale k": k, "settings": settings,
+            "base_s": args.backoff_first, "scale k": k, "settings": f.settings,
             "messages": len(per_msg), "attempts": len(seen),
             "attempts per message (median)": statistics.median(len(v) for v in per_msg.values()),
             "gap after attempt n, in multiples of the base (median, min, max; expected "
@@ -306,28 +333,17 @@ async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "endpoint failures in a row": health.failures,
             "load_average": os.getloadavg(),
         }
-    finally:
-        await cleanup(stack, prefix)
 
 
 async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
-    prefix = f"bench-hooks:{uuid.uuid4().hex[:8]}:"
     k = 1 / 3600
-    settings = scaled(k)
-    stack = Stack(url, prefix, WebhookSettings(**LOOPBACK))
-    run = Run(url, prefix, args.port, args.workers, settings)
-    try:
-        await run.start()
-        run.go.set()
-        app = await stack.app()
-        created = await stack.hooks.create(app, CreateWebhookRequest(
-            url=f"http://127.0.0.1:{args.port}/fail2", events=["match_started"]))
-        ids = [(await stack.hooks.ping(app, created.id)).event_id for _ in range(5)]
+    async with failing(url, args, k, "/fail2", 5) as f:
+        stack, app = f.stack, f.app
         print("  disabling: 5 pings to a 500 receiver, 6 h scaled to 6 s", flush=True)
         disabled_at = None
         end = time.time() + 30
         while time.time() < end:
-            hook = await stack.hooks.endpoints.get(app.app, created.id)
+            hook = await stack.hooks.endpoints.get(app.app, f.endpoint)
             if hook is not None and not hook.enabled:
                 disabled_at = hook.disabled_at
                 break
@@ -335,15 +351,15 @@ async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
         end = time.time() + 8
         while time.time() < end and await stack.hooks.outbox.pending():
             await asyncio.sleep(0.05)
-        seen, _, _ = await run.finish()
+        seen, _, _ = await f.run.finish()
         first = min(s[0] for s in seen)
-        health = await stack.hooks.endpoints.health(created.id)
+        health = await stack.hooks.endpoints.health(f.endpoint)
         done = []
-        for msg in ids:
+        for msg in f.pings:
             loaded = await stack.hooks.outbox.load(msg)
             done.append(loaded[1].done if loaded else None)
         return {
-            "scale k": k, "settings": settings,
+            "scale k": k, "settings": f.settings,
             "disabled": disabled_at is not None,
             "disabled after first failure s (scaled; x3600 = real)": None
             if disabled_at is None else round(disabled_at / 1000 - first, 2),
@@ -355,8 +371,6 @@ async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "pending in the schedule": await stack.hooks.outbox.pending(),
             "load_average": os.getloadavg(),
         }
-    finally:
-        await cleanup(stack, prefix)
 
 
 async def cleanup(stack: Stack, prefix: str) -> None:
