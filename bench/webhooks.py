@@ -4,7 +4,8 @@ schedule under a failing receiver, and when a failing endpoint is disabled.
 Run: ``.venv/bin/python -m bench.webhooks`` (Redis at ``--redis-url``, else
 $SKYLINE_BENCH_REDIS_URL, else redis://127.0.0.1:6379; keys under a fresh prefix deleted at
 the end; the receiver listens on 127.0.0.1:``--port``, 18300), ``--quick`` (500 events, a
-15 s retry watch), ``--events``, ``--workers``, ``--json PATH``.
+15 s retry watch), ``--events``, ``--workers``, ``--json PATH``, ``--parts`` (a comma list of
+``deliveries``, ``retries``, ``disabling``: run only those; all by default).
 
 What runs (every process has its own event loop and store connection):
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -43,7 +45,8 @@ import statistics
 import sys
 import time
 import uuid
-from dataclasses import asdict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from multiprocessing.synchronize import Event as MpEvent
 from typing import Any, cast
 
@@ -63,6 +66,7 @@ from .quick_match import _pct
 
 LOOPBACK = {"allow_http": True, "allow_networks": ("127.0.0.0/8",)}
 SAMPLE_EVERY = 25
+PARTS = ("deliveries", "retries", "disabling")
 DAY, HOUR = 86400.0, 3600.0
 
 
@@ -267,9 +271,25 @@ async def deliveries(url: str, args: argparse.Namespace, endpoints: int) -> dict
         await cleanup(stack, prefix)
 
 
-async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
+@dataclass
+class Failing:
+    """A failing endpoint's run: the bench's stack, the worker processes, the settings, the
+    app, the endpoint and the pings queued to it."""
+
+    stack: Stack
+    run: Run
+    settings: dict[str, Any]
+    app: Caller
+    endpoint: str
+    pings: list[str]
+
+
+@contextlib.asynccontextmanager
+async def failing(url: str, args: argparse.Namespace, k: float, path: str,
+                  pings: int) -> AsyncIterator[Failing]:
+    """Workers with the settings scaled by ``k`` started, ``pings`` pings queued to a new
+    endpoint at the receiver's ``path`` (answering 500); the keys deleted afterwards."""
     prefix = f"bench-hooks:{uuid.uuid4().hex[:8]}:"
-    k = args.backoff_first / 5.0
     settings = scaled(k)
     stack = Stack(url, prefix, WebhookSettings(**LOOPBACK))
     run = Run(url, prefix, args.port, args.workers, settings)
@@ -278,13 +298,21 @@ async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
         run.go.set()
         app = await stack.app()
         created = await stack.hooks.create(app, CreateWebhookRequest(
-            url=f"http://127.0.0.1:{args.port}/fail", events=["match_started"]))
-        for _ in range(4):
-            await stack.hooks.ping(app, created.id)
+            url=f"http://127.0.0.1:{args.port}{path}", events=["match_started"]))
+        ids = [(await stack.hooks.ping(app, created.id)).event_id for _ in range(pings)]
+        yield Failing(stack, run, settings, app, created.id, ids)
+    finally:
+        await cleanup(stack, prefix)
+
+
+async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
+    k = args.backoff_first / 5.0
+    async with failing(url, args, k, "/fail", 4) as f:
+        stack, app = f.stack, f.app
         print(f"  retry schedule: 4 pings to a 500 receiver, base {args.backoff_first} s, "
               f"watching {args.retry_watch:.0f} s", flush=True)
         await asyncio.sleep(args.retry_watch)
-        seen, _, _ = await run.finish()
+        seen, _, _ = await f.run.finish()
         per_msg: dict[str, list[float]] = {}
         for at, _, msg in sorted(seen):
             per_msg.setdefault(msg, []).append(at)
@@ -292,10 +320,10 @@ async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
         for ats in per_msg.values():
             for n, (a, b) in enumerate(itertools.pairwise(ats), start=1):
                 gaps.setdefault(n, []).append((b - a) / args.backoff_first)
-        hook = await stack.hooks.endpoints.get(app.app, created.id)
-        health = await stack.hooks.endpoints.health(created.id)
+        hook = await stack.hooks.endpoints.get(app.app, f.endpoint)
+        health = await stack.hooks.endpoints.health(f.endpoint)
         return {
-            "base_s": args.backoff_first, "scale k": k, "settings": settings,
+            "base_s": args.backoff_first, "scale k": k, "settings": f.settings,
             "messages": len(per_msg), "attempts": len(seen),
             "attempts per message (median)": statistics.median(len(v) for v in per_msg.values()),
             "gap after attempt n, in multiples of the base (median, min, max; expected "
@@ -305,28 +333,17 @@ async def retries(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "endpoint failures in a row": health.failures,
             "load_average": os.getloadavg(),
         }
-    finally:
-        await cleanup(stack, prefix)
 
 
 async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
-    prefix = f"bench-hooks:{uuid.uuid4().hex[:8]}:"
     k = 1 / 3600
-    settings = scaled(k)
-    stack = Stack(url, prefix, WebhookSettings(**LOOPBACK))
-    run = Run(url, prefix, args.port, args.workers, settings)
-    try:
-        await run.start()
-        run.go.set()
-        app = await stack.app()
-        created = await stack.hooks.create(app, CreateWebhookRequest(
-            url=f"http://127.0.0.1:{args.port}/fail2", events=["match_started"]))
-        ids = [(await stack.hooks.ping(app, created.id)).event_id for _ in range(5)]
+    async with failing(url, args, k, "/fail2", 5) as f:
+        stack, app = f.stack, f.app
         print("  disabling: 5 pings to a 500 receiver, 6 h scaled to 6 s", flush=True)
         disabled_at = None
         end = time.time() + 30
         while time.time() < end:
-            hook = await stack.hooks.endpoints.get(app.app, created.id)
+            hook = await stack.hooks.endpoints.get(app.app, f.endpoint)
             if hook is not None and not hook.enabled:
                 disabled_at = hook.disabled_at
                 break
@@ -334,28 +351,26 @@ async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
         end = time.time() + 8
         while time.time() < end and await stack.hooks.outbox.pending():
             await asyncio.sleep(0.05)
-        seen, _, _ = await run.finish()
+        seen, _, _ = await f.run.finish()
         first = min(s[0] for s in seen)
-        health = await stack.hooks.endpoints.health(created.id)
+        health = await stack.hooks.endpoints.health(f.endpoint)
         done = []
-        for msg in ids:
+        for msg in f.pings:
             loaded = await stack.hooks.outbox.load(msg)
             done.append(loaded[1].done if loaded else None)
         return {
-            "scale k": k, "settings": settings,
+            "scale k": k, "settings": f.settings,
             "disabled": disabled_at is not None,
             "disabled after first failure s (scaled; x3600 = real)": None
             if disabled_at is None else round(disabled_at / 1000 - first, 2),
             "failed attempts before disabling (receiver)": sum(
                 1 for s in seen if disabled_at is None or s[0] * 1000 <= disabled_at + 5),
             "attempts in all": len(seen),
-            "failures counted": asdict(health),
+            "failures counted": {"failures": health.failures, "since": health.since},
             "messages afterwards": {d: done.count(d) for d in set(done)},
             "pending in the schedule": await stack.hooks.outbox.pending(),
             "load_average": os.getloadavg(),
         }
-    finally:
-        await cleanup(stack, prefix)
 
 
 async def cleanup(stack: Stack, prefix: str) -> None:
@@ -367,14 +382,16 @@ async def cleanup(stack: Stack, prefix: str) -> None:
 
 async def main_async(url: str, args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for endpoints in args.endpoints:
+    for endpoints in args.endpoints if "deliveries" in args.parts else []:
         print(f"deliveries, {endpoints} endpoint(s)", flush=True)
         out[f"deliveries {endpoints} endpoints"] = await deliveries(url, args, endpoints)
         print(json.dumps(out[f"deliveries {endpoints} endpoints"], indent=2), flush=True)
-    out["retry schedule"] = await retries(url, args)
-    print(json.dumps(out["retry schedule"], indent=2), flush=True)
-    out["disabling"] = await disabling(url, args)
-    print(json.dumps(out["disabling"], indent=2), flush=True)
+    if "retries" in args.parts:
+        out["retry schedule"] = await retries(url, args)
+        print(json.dumps(out["retry schedule"], indent=2), flush=True)
+    if "disabling" in args.parts:
+        out["disabling"] = await disabling(url, args)
+        print(json.dumps(out["disabling"], indent=2), flush=True)
     return out
 
 
@@ -390,7 +407,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retry-watch", type=float, default=30.0)
     parser.add_argument("--quick", action="store_true", help="500 events, 15 s retry watch")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--parts", type=lambda s: s.split(","), default=list(PARTS),
+                        help="a comma list of " + ", ".join(PARTS))
     args = parser.parse_args(argv)
+    if unknown := set(args.parts) - set(PARTS):
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     if args.quick:
         args.events, args.retry_watch = min(args.events, 500), min(args.retry_watch, 15.0)
     url = args.redis_url or os.environ.get("SKYLINE_BENCH_REDIS_URL") or \

@@ -2,7 +2,13 @@
 (at most ``MAX_ENDPOINTS``), written by compare-and-set (``Docs.update``), so two replicas
 changing an app's endpoints never lose either change; and each endpoint's run of failed
 attempts (``whhealth:<endpoint id>``), written by the workers apart from what the app
-writes."""
+writes.
+
+The run of failures is a counter that many attempts to one endpoint change at once, also by
+compare-and-set; each write carries a token of its own (``Health.write``). Without it, two
+attempts failing together would both write ``failures + 1`` with the same ``since``: the very
+same bytes, which ``put_doc`` takes for one write repeated (idempotent by data equality) and
+answers True to both, so one failure would not be counted."""
 
 from __future__ import annotations
 
@@ -88,6 +94,8 @@ class Health:
 
     failures: int = 0
     since: int | None = None
+    write: str = ""
+    """A token of the write that stored it (see the module): no meaning beyond that."""
 
     def encode(self) -> bytes:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True).encode()
@@ -149,6 +157,17 @@ class Endpoints:
 
     async def set_health(self, endpoint_id: str,
                          change: Callable[[Health], Health]) -> Health:
-        stored = await self.docs.update(
-            health_key(endpoint_id), lambda data: change(Health.decode(data)).encode())
+        """Apply ``change`` by compare-and-set until it lands (retried on a lost race, so
+        concurrent increments are all counted); the health after."""
+        token = secrets.token_hex(8)
+
+        def apply(data: bytes | None) -> bytes | None:
+            current = Health.decode(data)
+            new = change(current)
+            if data is not None and (new.failures, new.since) == (current.failures,
+                                                                   current.since):
+                return None  # nothing changes
+            return replace(new, write=token).encode()
+
+        stored = await self.docs.update(health_key(endpoint_id), apply)
         return Health.decode(stored)

@@ -8,6 +8,12 @@ a time per endpoint (the others of that endpoint go back to the schedule for a m
 slow or failing endpoint holds a few slots at most and never delays another endpoint, and a
 retrying event never delays a later one. ``skyline worker`` runs one next to the bot
 worker; ``skyline serve`` on the embedded store runs one inside the server.
+
+Between claims the worker waits until the schedule's next due time (``Outbox.next_due``),
+at most ``idle_seconds``, and is woken earlier by a message stored in its process
+(``WebhookService.queued``) or when it puts a claimed message back in the schedule itself (a
+retry, a hold-back): the wait is then worked out again from the next due time, so a retry
+due in 200 ms is attempted about 200 ms later, not after the idle wait.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from service.store import StoreUnavailable
 log = logging.getLogger("skyline.webhooks")
 
 IDLE_SECONDS = 1.0
-"""The longest wait between two looks at the schedule when nothing is due."""
+"""The longest wait between two looks at the schedule (for what other processes schedule
+without waking this one)."""
 RETRY_PAUSE = 1.0
 HOLD_BACK_MS = 500
 """How far a delivery of a busy endpoint is put back."""
@@ -41,6 +48,9 @@ class WebhookWorker:
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._busy: dict[str, int] = {}
+        self._settled = asyncio.Event()
+        """Set when this worker put a claimed message back in the schedule (a retry, a
+        hold-back): it may be due sooner than the wait in progress ends."""
 
     def stop(self) -> None:
         self._stopping.set()
@@ -64,16 +74,19 @@ class WebhookWorker:
                     await task
 
     async def _pause(self, seconds: float) -> None:
-        """Wait ``seconds``, or less: until stopped, or a message is stored here."""
+        """Wait ``seconds``, or less: until stopped, a message is stored here, or this
+        worker settled a retry (one settled since the last wait: no wait)."""
         queued = self.service.queued
         waits = [asyncio.ensure_future(self._stopping.wait()),
-                 asyncio.ensure_future(queued.wait())]
+                 asyncio.ensure_future(queued.wait()),
+                 asyncio.ensure_future(self._settled.wait())]
         try:
             await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for wait in waits:
                 wait.cancel()
         queued.clear()
+        self._settled.clear()
 
     async def _idle(self) -> float:
         """Seconds until the next delivery is due (at most ``idle_seconds``)."""
@@ -106,11 +119,13 @@ class WebhookWorker:
             if endpoint is not None and self._busy.get(endpoint, 0) >= self.per_endpoint:
                 now = await outbox.now_ms()
                 await outbox.settle(msg_id, claimed_ms, now + HOLD_BACK_MS)
+                self._settled.set()
                 endpoint = None
                 return
             if endpoint is not None:
                 self._busy[endpoint] = self._busy.get(endpoint, 0) + 1
-            await self.service.deliver(msg_id, claimed_ms)
+            if await self.service.deliver(msg_id, claimed_ms) == "retrying":
+                self._settled.set()
             self.attempts += 1
         except (ApiError, StoreUnavailable) as error:
             # The lease brings it back.

@@ -1,6 +1,7 @@
 """Fixtures of the generated-client tests: the pinned Node tools, a build folder, a live server.
 
-- ``node_tools`` (session): ``tests/clients/node_modules`` as ``package-lock.json`` pins it.
+- ``node_tools`` (session; ``install_node_tools()`` outside this folder):
+  ``tests/clients/node_modules`` as ``package-lock.json`` pins it.
   ``npm ci`` runs only when the folder is missing or the lockfile (or Node) changed since the
   last install (a stamp file inside node_modules), under a file lock so that parallel pytest
   workers install once. Without ``node`` (20.19 or newer) and ``npm`` the tests FAIL and say
@@ -86,6 +87,12 @@ class NodeTools:
 
 @pytest.fixture(scope="session")
 def node_tools() -> NodeTools:
+    return install_node_tools()
+
+
+def install_node_tools() -> NodeTools:
+    """What ``node_tools`` gives, for a test outside tests/clients (the docs' TypeScript
+    example): ``npm ci`` when the stamp is stale; the test fails without Node."""
     problem = _node_problem()
     if problem is not None:
         pytest.fail(HOW_TO_INSTALL_NODE.format(min=".".join(map(str, MIN_NODE)),

@@ -591,9 +591,66 @@ def _webhook_receiver(url: str, text: str) -> list[str]:
     return problems
 
 
+def _webhook_receiver_ts(url: str, text: str) -> list[str]:
+    """docs/clocks-and-notifications.md's TypeScript receiver, compiled by ``tsc --strict``
+    (tests/clients/tsconfig.json but ``noImplicitReturns``) into
+    tests/docs/webhook_receiver.ts (a stand-in for Express around it) and run by Node
+    with the npm ``standardwebhooks`` that tests/clients pins; fed deliveries signed by the
+    Python library the way the server signs them: a good one is enqueued once (a repeat is
+    only acknowledged), a tampered, stale or otherwise keyed one is refused."""
+    import base64
+    import tempfile
+    import time as _time
+
+    from service.notify import signing
+    from tests.clients.conftest import install_node_tools, run, tool_env, ts_build
+
+    tools = install_node_tools()
+    secret = signing.new_secret()
+    data = {"matchId": "m1", "version": 3, "seat": 0, "sub": "user-1"}
+    body = json.dumps({"type": "your_turn", "timestamp": "2026-12-06T10:00:00.000Z",
+                       "data": data}).encode()
+    now = _time.time()
+    cases = [
+        (body, signing.headers(secret, "msg_1", body, now)),  # good
+        (body, signing.headers(secret, "msg_1", body, now)),  # the same again
+        (body.replace(b"3", b"4"), signing.headers(secret, "msg_2", body, now)),  # tampered
+        (body, signing.headers(secret, "msg_3", body, now - 3600)),  # an hour old
+        (body, signing.headers(signing.new_secret(), "msg_4", body, now)),  # another key
+    ]
+    harness = (Path(__file__).parent / "webhook_receiver.ts").read_text("utf-8")
+    if harness.count("// EXAMPLE\n") != 1:
+        return ["tests/docs/webhook_receiver.ts has no single // EXAMPLE line"]
+    with tempfile.TemporaryDirectory() as tmp:
+        build = ts_build(Path(tmp) / "ts", [], ["receiver.ts"])
+        # Strict, except that an Express handler may `return res.sendStatus(400)` on one
+        # path and fall off the end on another (the usual idiom; Express ignores the value).
+        config = (build / "tsconfig.json").read_text()
+        (build / "tsconfig.json").write_text(config.replace(
+            '"compilerOptions": {', '"compilerOptions": {"noImplicitReturns": false, ', 1))
+        (build / "receiver.ts").write_text(harness.replace("// EXAMPLE\n", text), "utf-8")
+        (build / "cases.json").write_text(json.dumps([
+            {"body": base64.b64encode(b).decode(), "headers": h} for b, h in cases]))
+        run([tools["tsc"], "-p", build / "tsconfig.json"], cwd=build,
+            what="tsc --strict over the docs' TypeScript webhook receiver")
+        done = run(["node", build / "out" / "receiver.js", build / "cases.json"], cwd=build,
+                   env={**tool_env(), "SKYLINE_WEBHOOK_SECRET": secret}, timeout=60,
+                   what="the docs' TypeScript webhook receiver")
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    event = {"type": "your_turn", "timestamp": "2026-12-06T10:00:00.000Z", "data": data}
+    expected = [(204, [event]), (204, []), (400, []), (400, []), (400, [])]
+    what = ["a signed delivery was not enqueued once", "a repeated delivery was enqueued again",
+            "a tampered body was accepted", "a delivery an hour old was accepted",
+            "a delivery signed with another secret was accepted"]
+    return [f"{problem}: {result}" for problem, result, (status, queued)
+            in zip(what, results, expected, strict=True)
+            if (result["status"], result["enqueued"]) != (status, queued)]
+
+
 CHECKS: dict[str, Callable[[str, str], list[str]]] = {
     "the New York 1901 board of rules version 3": _ny1901_board(3),
     "the Python webhook receiver": _webhook_receiver,
+    "the TypeScript webhook receiver": _webhook_receiver_ts,
 }
 """Marker ``check NAME``: NAME -> (server URL, the block's text) -> problems."""
 

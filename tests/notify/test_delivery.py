@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from typing import Any, cast
 
 import pytest
@@ -238,6 +239,11 @@ async def test_the_delivery_log_pages_newest_first(stack: Stack, receiver: Recei
     stack.start_worker()
     pinged = [(await stack.hooks.ping(app, webhook)).event_id for _ in range(5)]
     await until(lambda: receiver.ids("/log") == set(pinged), "five pings")
+
+    async def logged() -> int:  # an attempt is logged after its receiver answered
+        return len((await stack.hooks.deliveries(app, webhook, None, 10)).items)
+
+    await until_async(logged, 5, "five attempts logged")
     seen: list[str] = []
     cursor = None
     while True:
@@ -360,3 +366,45 @@ async def test_an_update_changes_what_is_sent(stack: Stack, receiver: Receiver) 
     await until(lambda: len(receiver.ids("/u")) == 1, "your_turn only")
     await everything_settled(stack)
     assert kinds(receiver.bodies("/u")) == ["your_turn"]
+
+
+async def test_concurrent_failures_to_one_endpoint_are_each_counted(
+        store: MatchStore, receiver: Receiver) -> None:
+    """Several attempts to one endpoint failing at the same moment: its failure count is the
+    number of failed attempts logged (two increments from the same count write the very same
+    bytes, which the store takes for one write repeated unless each write is its own)."""
+    # No retry within the test; time for every attempt to reach the receiver.
+    settings = WebhookSettings(**{**FAST.__dict__, "backoff_first": 60.0,
+                                  "backoff_max": 60.0, "retry_seconds": 3600.0,
+                                  "connect_timeout": 5.0, "read_timeout": 15.0,
+                                  "lease_seconds": 30.0})
+    stack = Stack(store, settings)
+    count = 8
+    together = threading.Barrier(count, timeout=10)
+
+    def plan(path: str, count: int, body: dict[str, Any]) -> tuple[str, float]:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            together.wait()  # every attempt in flight at once; all answered together
+        return "fail", 0.0
+
+    try:
+        receiver.plan = plan
+        app = await stack.app()
+        webhook = await stack.endpoint(app, receiver, "/many")
+        for _ in range(count):
+            await stack.hooks.ping(app, webhook)
+        stack.start_worker(per_endpoint=count)
+
+        async def logged() -> int:
+            page = await stack.hooks.deliveries(app, webhook, None, 100)
+            return len(page.items)
+
+        await until_async(logged, count, "every attempt logged")
+        page = await stack.hooks.deliveries(app, webhook, None, 100)
+        assert [(i.attempt, i.outcome) for i in page.items] == [(1, "retrying")] * count
+        assert {i.error for i in page.items} == {"status"}
+        assert receiver.requests["/many"] == count
+        assert (await stack.hooks.get(app, webhook)).failures == count
+    finally:
+        await stack.close()
+

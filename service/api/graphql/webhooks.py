@@ -10,7 +10,8 @@ Queries ``webhooks``, ``webhook(id)`` and ``webhookDeliveries``; mutations ``cre
 twins. The Query and Mutation types inherit these fields (``queries.py``, ``mutations.py``).
 """
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import strawberry
 from pydantic import ValidationError
@@ -25,6 +26,7 @@ from .results import answer, result_union
 from .types.failures import BadRequest, NotFound, Unauthorized, Unavailable
 
 FAILURES: tuple[type, ...] = (Unauthorized, NotFound, BadRequest, Unavailable)
+T = TypeVar("T")
 _OUT = m.Webhook.model_fields
 _TRY = m.DeliveryAttempt.model_fields
 
@@ -183,6 +185,18 @@ async def _charged(ctx: Context) -> Any:
     return caller
 
 
+async def _on_endpoint(ctx: Context, id: strawberry.ID,
+                       operation: Callable[[WebhookService, Any, str], Awaitable[T]],
+                       render: Callable[[T], object]) -> object:
+    """A mutation of one endpoint that takes nothing but its id: ``operation`` (a
+    ``WebhookService`` method) for the charged caller, rendered, or the failure member."""
+    async def call() -> T:
+        service = _webhooks(ctx)
+        return await operation(service, await _charged(ctx), str(id))
+
+    return await answer(FAILURES, call, render, ctx.lang)
+
+
 @strawberry.type
 class WebhooksMutation:
     @strawberry.mutation(description="A new webhook endpoint of the calling app: events of "
@@ -224,34 +238,21 @@ class WebhooksMutation:
     @strawberry.mutation(description="Delete an endpoint; its pending deliveries are "
                          "dropped. REST: DELETE /v1/apps/me/webhooks/{id}.")
     async def delete_webhook(self, info: Info, id: strawberry.ID) -> webhook_result:  # type: ignore[valid-type]
-        ctx = info.context
-
-        async def delete() -> Any:
-            return await _webhooks(ctx).delete(await _charged(ctx), str(id))
-
-        return await answer(FAILURES, delete, Webhook.from_model, ctx.lang)
+        return await _on_endpoint(info.context, id, WebhookService.delete,
+                                  Webhook.from_model)
 
     @strawberry.mutation(description="Queue a `ping` event to the endpoint; its id names the "
                          "delivery. REST: POST /v1/apps/me/webhooks/{id}/ping.")
     async def ping_webhook(self, info: Info, id: strawberry.ID) -> ping_result:  # type: ignore[valid-type]
-        ctx = info.context
-
-        async def ping() -> Any:
-            return await _webhooks(ctx).ping(await _charged(ctx), str(id))
-
-        return await answer(FAILURES, ping, lambda out: PingQueued(
-            webhook_id=strawberry.ID(out.webhook_id), event_id=out.event_id), ctx.lang)
+        return await _on_endpoint(info.context, id, WebhookService.ping, lambda out: PingQueued(
+            webhook_id=strawberry.ID(out.webhook_id), event_id=out.event_id))
 
     @strawberry.mutation(description="Enable an endpoint the server disabled after a run of "
                          "failed deliveries (the run is forgotten). REST: POST "
                          "/v1/apps/me/webhooks/{id}/enable.")
     async def enable_webhook(self, info: Info, id: strawberry.ID) -> webhook_result:  # type: ignore[valid-type]
-        ctx = info.context
-
-        async def enable() -> Any:
-            return await _webhooks(ctx).enable(await _charged(ctx), str(id))
-
-        return await answer(FAILURES, enable, Webhook.from_model, ctx.lang)
+        return await _on_endpoint(info.context, id, WebhookService.enable,
+                                  Webhook.from_model)
 
     @strawberry.mutation(description="A new signing secret for the endpoint, shown once; the "
                          "old one signs nothing from now on. REST: POST "
@@ -259,13 +260,9 @@ class WebhooksMutation:
     async def rotate_webhook_secret(
         self, info: Info, id: strawberry.ID
     ) -> secret_result:  # type: ignore[valid-type]
-        ctx = info.context
-
-        async def rotate() -> Any:
-            return await _webhooks(ctx).rotate_secret(await _charged(ctx), str(id))
-
-        return await answer(FAILURES, rotate, lambda out: WebhookSecret(
-            id=strawberry.ID(out.id), secret=out.secret), ctx.lang)
+        return await _on_endpoint(info.context, id, WebhookService.rotate_secret,
+                                  lambda out: WebhookSecret(id=strawberry.ID(out.id),
+                                                            secret=out.secret))
 
 
 __all__ = ["WebhooksMutation", "WebhooksQuery"]
