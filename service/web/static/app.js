@@ -12,7 +12,7 @@
 import { Api, ApiProblem, LANGUAGES } from "./api.js";
 import {
   clockOffset, formatControl, formatDeadline, formatOnTimeout, formatRemaining, isLow,
-  remainingNow, seatClock,
+  readTimeControl, remainingNow, seatClock, timeControlFields,
 } from "./clock.js";
 import { describe, indexCatalogue, ruleText, ruleWords } from "./describe.js";
 import { Lobby } from "./lobby.js";
@@ -257,6 +257,7 @@ async function createMatch(event) {
     body.seats = [...Array(players).keys()].map((s) => (
       String(s) in botSeats ? { bot: botSeats[String(s)] } : { player: me.id }));
   }
+  Object.assign(body, readTimeControl("tc"));
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const button = $("create");
@@ -1065,6 +1066,8 @@ async function boot() {
   $("join-form").addEventListener("submit", joinMatch);
   $("leave").addEventListener("click", leave);
   $("resign").addEventListener("click", resign);
+  timeControlFields($("tc-fields"), "tc", el);
+  timeControlFields($("table-tc-fields"), "table-tc", el);
   $("rematch").addEventListener("click", () => lobby.rematch(session.matchId));
   lobby.setup();
   await loadCatalogue();

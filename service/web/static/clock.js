@@ -105,3 +105,52 @@ export function formatDeadline(iso, now = new Date()) {
   const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   return sameDay ? time : `${when.toLocaleDateString()} ${time}`;
 }
+
+// ------------------------------------------------------------------------------ the forms
+/** The time control fields of a match form (ids `<prefix>-kind`, `-seconds`, `-base`,
+ * `-increment`, `-policy`) in `fieldset`: none, correspondence (seconds per move) or live
+ * (base minutes + increment seconds), and what happens at a timeout. */
+export function timeControlFields(fieldset, prefix, el) {
+  const id = (name) => `${prefix}-${name}`;
+  const field = (name, label, input, hint = null) => el("div", { class: "field", "data-for": name },
+    el("label", { for: id(name), text: label }), input, hint ? el("p", { class: "hint", text: hint }) : null);
+  const number = (name, min, max, value) => el("input", {
+    id: id(name), name: id(name), type: "number", inputmode: "numeric", min, max, value,
+  });
+  const kind = el("select", { id: id("kind"), name: id("kind") },
+    el("option", { value: "", text: "None: no clock" }),
+    el("option", { value: "correspondence", text: "Correspondence: a deadline for each move" }),
+    el("option", { value: "live", text: "Live: a clock per seat, with an increment" }));
+  const policy = el("select", { id: id("policy"), name: id("policy") },
+    el("option", { value: "forfeit", text: "The seat forfeits (out of the match)" }),
+    el("option", { value: "bot:random", text: "A random bot plays it (it can be taken back)" }),
+    el("option", { value: "bot:greedy", text: "A greedy bot plays it (it can be taken back)" }),
+    el("option", { value: "bot:search", text: "A search bot plays it (it can be taken back)" }));
+  const seconds = field("seconds", "Seconds per move", number("seconds", 10, 14 * 86400, 86400),
+    "86400 is a day; at least 10.");
+  const base = field("base", "Minutes per seat", number("base", 1, 180, 10));
+  const increment = field("increment", "Seconds added per turn", number("increment", 0, 180, 5));
+  const onTimeout = field("policy", "When a seat's time runs out", policy);
+  const show = () => {
+    seconds.hidden = kind.value !== "correspondence";
+    base.hidden = increment.hidden = kind.value !== "live";
+    onTimeout.hidden = kind.value === "";
+  };
+  kind.addEventListener("change", show);
+  fieldset.replaceChildren(el("legend", { text: "Clock" }), field("kind", "Time control", kind),
+    seconds, base, increment, onTimeout);
+  show();
+}
+
+/** The form's choice as request fields: {timeControl, onTimeout}, or {} for no clock. */
+export function readTimeControl(prefix) {
+  const value = (name) => document.getElementById(`${prefix}-${name}`)?.value ?? "";
+  const kind = value("kind");
+  if (!kind) return {};
+  const timeControl = kind === "correspondence"
+    ? { correspondence: { secondsPerMove: Number(value("seconds")) } }
+    : { live: { baseSeconds: Math.round(Number(value("base")) * 60), incrementSeconds: Number(value("increment") || 0) } };
+  const policy = value("policy");
+  const onTimeout = policy.startsWith("bot:") ? { policy: "bot", bot: policy.slice(4) } : { policy: "forfeit" };
+  return { timeControl, onTimeout };
+}
