@@ -904,7 +904,6 @@ function terminationText(result) {
 
 function finish() {
   const { state } = session;
-  if (!state.result) return;
   session.finished = true;
   stopFollowing();
   $("resign-box").hidden = true;
@@ -913,6 +912,14 @@ function finish() {
   $("moves-panel").hidden = true;
   const body = $("result-body");
   body.replaceChildren();
+  if (!state.result) {
+    // Ended by the service (resignations, timeouts) on a server that gives no scores then.
+    body.append(el("p", { id: "no-result", class: "hint", text: "The match is over; the server gave no scores for it." }));
+    $("rematch-box").hidden = true;
+    $("result").hidden = false;
+    $("result-title").focus();
+    return;
+  }
   // Seats and opponents (e.g. Hal in solo Ginkgopolis) share one ranking.
   const players = [
     ...state.result.seats.map((s) => ({
