@@ -155,3 +155,51 @@ def test_resign_ends_a_two_seat_match_and_the_seat_is_forfeited(
     assert state["status"] == "finished"
     assert [s["seat"] for s in state["result"]["seats"] if s.get("forfeited")] == [0]
     assert page.js_errors == []
+
+
+def test_a_seat_handed_to_a_bot_elsewhere_is_offered_back_and_played_on(
+    page: Any, server: str
+) -> None:
+    """No clock needed: the same seat token hands the seat to a bot from another device; the
+    page's stream is revoked, it offers the seat back, and the reclaimed seat plays on."""
+    status, created = _rest(server, "POST", "/v1/matches", {
+        "game": "ny1901", "players": 2, "seed": 3, "options": {"challenge": "none"},
+    })
+    assert status == 201, created
+    match_id = created["matchId"]
+    seat0, seat1 = (s["token"] for s in created["seats"])
+    _open_as(page, server, match_id, seat1)
+    assert page.locator("#no-moves").is_visible()  # seat 0 moves first
+    status, _ = _rest(server, "POST", f"/v1/matches/{match_id}/seats/1/bot", {"kind": "random"},
+                      token=seat1)
+    assert status == 200
+    reclaim = page.locator("#away-panel button.reclaim[data-seat='1']")
+    reclaim.wait_for(state="visible")
+    assert page.locator("#resign-box").is_hidden()  # the page holds no seat now
+    reclaim.click()
+    page.wait_for_function("() => document.querySelector('#away-panel').hidden")
+    assert page.locator("#resign-box").is_visible()
+    # seat 0 plays its turn elsewhere; then the page, with the new token, plays seat 1
+    for _ in range(10):
+        if page.locator("#moves button.play").count():
+            break
+        status, legal = _rest(server, "GET", f"/v1/matches/{match_id}/legal-moves", token=seat0)
+        if status == 200 and legal.get("moves"):
+            moves = legal["moves"]
+            move = next((m for m in moves if m["type"] == "end_turn"),
+                        next((m for m in moves if m["type"] == "acquire"), moves[0]))
+            _rest(server, "POST", f"/v1/matches/{match_id}/actions",
+                  {"action": move, "expectedVersion": legal["version"]}, token=seat0)
+        page.wait_for_timeout(300)
+    page.wait_for_selector("#moves button.play >> visible=true")
+    assert "your move" in page.inner_text("#status")
+    before = page.evaluate("document.querySelector('#status').dataset.version")
+    page.locator("#moves button.play").first.click()
+    page.wait_for_function(
+        "v => document.querySelector('main').dataset.busy === 'false'"
+        " && document.querySelector('#status').dataset.version !== v", arg=before)
+    assert not page.locator("#message").is_visible(), page.inner_text("#message")
+    # the old token is gone for good: the page keeps only the new one
+    status, _ = _rest(server, "GET", f"/v1/matches/{match_id}", token=seat1)
+    assert status == 401
+    assert page.js_errors == []

@@ -441,6 +441,7 @@ function handOver(seat) {
   stopFollowing();
   if (!session.finished) follow();
   renderAway();
+  renderResign();
 }
 
 function stopFollowing() {
@@ -736,10 +737,15 @@ function renderSeats() {
   const policy = formatOnTimeout(state.onTimeout);
   $("time-control").hidden = !control;
   $("time-control").textContent = control ? `Time control: ${control}${policy ? `; ${policy}` : ""}.` : "";
-  const seat = session.seat;
-  $("resign-box").hidden = !(state.status === "active" && seat !== null && session.tokens.has(seat));
-  $("resign").textContent = seat === null ? "Resign" : `Resign (${seatName(seat)})`;
+  renderResign();
   tickClocks();
+}
+
+/** "Resign" for the seat this browser plays, while the match is under way. */
+function renderResign() {
+  const { state, seat } = session;
+  $("resign-box").hidden = !(state && state.status === "active" && seat !== null && session.tokens.has(seat));
+  $("resign").textContent = seat === null ? "Resign" : `Resign (${seatName(seat)})`;
 }
 
 // ------------------------------------------------------------------------------ clocks
