@@ -53,6 +53,7 @@ def test_a_deadline_passes_a_bot_takes_the_seat_and_the_player_takes_it_back(
     match_id = created["matchId"]
     seat0, seat1 = (s["token"] for s in created["seats"])
     _open_as(page, server, match_id, seat0)
+    assert page.locator("#moves button.play").count() > 0  # seat 0 may move; it will not
 
     # The time control and seat 0's clock, running (seat 0 moves first) and ticking down.
     assert "10 s per move" in page.inner_text("#time-control")
@@ -70,13 +71,13 @@ def test_a_deadline_passes_a_bot_takes_the_seat_and_the_player_takes_it_back(
     if page.locator(CLOCK_0).count():  # (a very slow machine may be past the deadline)
         second = _seconds(page.locator(CLOCK_0).inner_text())
         assert second < first
-    assert page.locator("#moves button.play").count() > 0  # seat 0 may move; it does not
 
     # The deadline passes: a bot takes seat 0, its token stops working, the page says so.
     reclaim = page.locator("#away-panel button.reclaim[data-seat='0']")
     reclaim.wait_for(state="visible", timeout=40_000)
     assert "A bot took over your seat" in page.inner_text("#away-panel")
-    assert page.locator("#seats li[data-seat='0']").get_attribute("data-bot") == "random"
+    page.wait_for_function(
+        "() => document.querySelector(\"#seats li[data-seat='0']\")?.dataset.bot === 'random'")
     status, _ = _rest(server, "GET", f"/v1/matches/{match_id}", token=seat0)
     assert status == 401
 
