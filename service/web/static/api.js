@@ -216,6 +216,19 @@ export class Api {
     return response.text();
   }
 
+  /** Resign `seat` (its token or its player's credential): the seat is out, ranked last, a
+   * random bot plays it on. Answers the match as a spectator sees it. */
+  resign(matchId, token, seat) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/seats/${seat}/resign`, { method: "POST", token, body: {} });
+  }
+
+  /** Take back a seat a bot took over, with its old (revoked) seat token or its player's
+   * credential: {seat, token, state}; `token` is the seat's new token (null for a player's
+   * credential, which keeps working). */
+  reclaim(matchId, token, seat) {
+    return this.json(`/v1/matches/${encodeURIComponent(matchId)}/seats/${seat}/reclaim`, { method: "POST", token });
+  }
+
   /** A short-lived ticket that opens this seat's event stream (an EventSource cannot send
    * the token, and a token never goes into a URL). */
   streamTicket(matchId, token) {
@@ -231,7 +244,9 @@ export class Api {
    * ticket each time. The EventSource never reconnects by itself (it would reuse the URL and
    * its expired ticket): on any error it is closed and opened again, after a growing,
    * jittered pause, with a new ticket and `after=<last event id>`, so nothing is missed.
-   * A refused ticket (the token no longer works) stops following and goes to onError.
+   * A refused ticket (the token no longer works) stops following and goes to onError, and
+   * so does the stream's own `revoked` event (the seat went to a bot: an ApiProblem 401
+   * with the event's code, e.g. `seat_handed_to_bot`).
    */
   follow(matchId, token, onState, { signal, onError } = {}) {
     return new Promise((resolve) => {
@@ -279,6 +294,17 @@ export class Api {
         source.addEventListener("open", () => { delay = 500; });
         source.addEventListener("state", onEvent);
         source.addEventListener("snapshot", onEvent); // far behind: the current state at once
+        source.addEventListener("revoked", (event) => {
+          // The token stopped reading the seat: reopening would only be refused.
+          let data = null;
+          try {
+            data = JSON.parse(event.data);
+          } catch {
+            data = null;
+          }
+          if (onError && !done) onError(new ApiProblem(401, data || { code: "credential_revoked" }));
+          stop();
+        });
         source.addEventListener("error", () => {
           // The stream ended (bounded, or the server is stopping), was refused, or the
           // network failed: reopen it ourselves, with a fresh ticket.

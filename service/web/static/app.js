@@ -6,8 +6,14 @@
 // describe.js groups the moves and words them only where the server has no sentence.
 // lobby.js: tables that wait for players, the lobby list, quick match, invite links and
 // rematches, for a signed-in guest.
+// clock.js: the seats' clocks of a timed match, ticking locally; the client resigns its
+// seat, and takes back a seat a bot took over (at a timeout) with the seat's old token.
 
 import { Api, ApiProblem, LANGUAGES } from "./api.js";
+import {
+  clockOffset, formatControl, formatDeadline, formatOnTimeout, formatRemaining, isLow,
+  readTimeControl, remainingNow, seatClock, timeControlFields,
+} from "./clock.js";
 import { describe, indexCatalogue, ruleText, ruleWords } from "./describe.js";
 import { Lobby } from "./lobby.js";
 import { Player } from "./player.js";
@@ -50,6 +56,9 @@ const session = {
   matchId: null,
   game: null,
   tokens: new Map(), // seat -> token held by this browser
+  away: new Map(), // seat -> the old token of a seat a bot took over (it may be taken back)
+  resigned: new Set(), // seats this browser resigned
+  clockOffset: 0, // the server's clock minus this browser's, when the state arrived
   bots: new Set(),
   seat: null, // the seat whose view is shown (and who acts)
   state: null,
@@ -248,6 +257,7 @@ async function createMatch(event) {
     body.seats = [...Array(players).keys()].map((s) => (
       String(s) in botSeats ? { bot: botSeats[String(s)] } : { player: me.id }));
   }
+  Object.assign(body, readTimeControl("tc"));
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const button = $("create");
@@ -331,10 +341,11 @@ async function joinWith(matchId, token) {
   }
 }
 
-// Tokens stay in this tab only (sessionStorage): a reload resumes the match.
-function rememberTokens(matchId, game, tokens, bots) {
+// Tokens stay in this tab only (sessionStorage): a reload resumes the match. The old tokens
+// of seats a bot took over are kept too: they take the seats back.
+function rememberTokens(matchId, game, tokens, bots, away = new Map()) {
   try {
-    sessionStorage.setItem(`skyline:${matchId}`, JSON.stringify({ game, tokens: [...tokens], bots }));
+    sessionStorage.setItem(`skyline:${matchId}`, JSON.stringify({ game, tokens: [...tokens], bots, away: [...away] }));
   } catch {
     /* storage disabled: no resume */
   }
@@ -345,17 +356,25 @@ function recallTokens(matchId) {
     const raw = sessionStorage.getItem(`skyline:${matchId}`);
     if (!raw) return null;
     const saved = JSON.parse(raw);
-    return { game: saved.game, tokens: new Map(saved.tokens), bots: new Set(saved.bots || []) };
+    return {
+      game: saved.game, tokens: new Map(saved.tokens), bots: new Set(saved.bots || []),
+      away: new Map(saved.away || []),
+    };
   } catch {
     return null;
   }
 }
 
 // ------------------------------------------------------------------------------ a match
-async function startSession(matchId, game, tokens, bots) {
+/** Keep the session's tokens (and the old tokens of seats a bot took over) for a reload. */
+function saveSession() {
+  rememberTokens(session.matchId, session.game, session.tokens, [...session.bots], session.away);
+}
+
+async function startSession(matchId, game, tokens, bots, away = new Map()) {
   stopFollowing();
   Object.assign(session, {
-    matchId, game, tokens, bots,
+    matchId, game, tokens, bots, away, resigned: new Set(), clockOffset: 0,
     seat: tokens.size ? Math.min(...tokens.keys()) : null,
     state: null, moves: [], texts: [], described: [], components: null, shown: null, preview: null,
     svgCache: new Map(), loggedVersion: 0, finished: false, notes: [],
@@ -366,6 +385,7 @@ async function startSession(matchId, game, tokens, bots) {
   $("rematch-box").hidden = true;
   $("moves-panel").hidden = false;
   $("log").replaceChildren();
+  renderAway();
   $("play-title").textContent = `${GAME_NAMES[game] || game} · match ${matchId}`;
   document.title = `${GAME_NAMES[game] || game} — Skyline`;
   setBusy(true);
@@ -381,15 +401,47 @@ async function startSession(matchId, game, tokens, bots) {
 function follow() {
   const controller = new AbortController();
   session.follower = controller;
-  const token = session.seat !== null ? session.tokens.get(session.seat) : null;
+  const seat = session.seat;
+  const token = seat !== null ? session.tokens.get(seat) : null;
   api.follow(session.matchId, token, (state) => {
     if (!session.state || state.version > session.state.version || state.status !== session.state.status) {
       refresh();
     }
   }, {
     signal: controller.signal,
-    onError: (error) => showMessage(`Live updates stopped: ${problemText(error)}`),
+    onError: (error) => {
+      if (handedToBot(error) && seat !== null && session.tokens.get(seat) === token) {
+        // The seat went to a bot (a timeout, a hand-over): offer it back, watch meanwhile.
+        handOver(seat);
+        refresh();
+        return;
+      }
+      showMessage(`Live updates stopped: ${problemText(error)}`);
+    },
   });
+}
+
+/** A 401 `seat_handed_to_bot`: a bot plays the seat this token held. */
+function handedToBot(error) {
+  return error instanceof ApiProblem && error.code === "seat_handed_to_bot";
+}
+
+/** A bot took `seat` over: its token no longer works. Keep the token (it takes the seat
+ * back), offer "Take my seat back", and follow the match with the other seats held here,
+ * else as a spectator. A resigned seat is out for good: no offer. */
+function handOver(seat) {
+  const token = session.tokens.get(seat);
+  if (token === undefined) return;
+  session.tokens.delete(seat);
+  if (!session.resigned.has(seat)) session.away.set(seat, token);
+  if (session.seat === seat) session.seat = session.tokens.size ? Math.min(...session.tokens.keys()) : null;
+  session.shown = null;
+  session.moves = [];
+  saveSession();
+  stopFollowing();
+  if (!session.finished) follow();
+  renderAway();
+  renderResign();
 }
 
 function stopFollowing() {
@@ -410,7 +462,14 @@ function refresh() {
     try {
       do {
         refreshAgain = false;
-        await refreshOnce();
+        try {
+          await refreshOnce();
+        } catch (error) {
+          // The seat's token stopped working: a bot took the seat. Read on without it.
+          if (!handedToBot(error) || error.seat === undefined || !session.tokens.has(error.seat)) throw error;
+          handOver(error.seat);
+          refreshAgain = true;
+        }
       } while (refreshAgain);
     } catch (error) {
       showMessage(problemText(error));
@@ -422,6 +481,15 @@ function refresh() {
 }
 
 async function refreshOnce() {
+  try {
+    await readMatch();
+  } catch (error) {
+    if (handedToBot(error) && session.seat !== null) error.seat = session.seat;
+    throw error;
+  }
+}
+
+async function readMatch() {
   const { matchId } = session;
   let token = session.seat !== null ? session.tokens.get(session.seat) : null;
   let state = await api.state(matchId, token);
@@ -432,6 +500,10 @@ async function refreshOnce() {
     token = session.tokens.get(session.seat);
     state = await api.state(matchId, token);
     if (session.tokens.size > 1) announce(`Now playing as ${seatName(session.seat)}.`);
+  }
+  if (token && (state.seat === null || state.seat === undefined) && String(session.seat) in (state.bots || {})) {
+    // A player's credential reads a seat a bot took over as a spectator.
+    throw new ApiProblem(401, { code: "seat_handed_to_bot", detail: "A bot plays the seat now." });
   }
   const key = `${state.version}:${session.seat}:${state.status}:${api.lang}`;
   if (key === session.shown) return;
@@ -460,10 +532,12 @@ async function refreshOnce() {
   });
   session.preview = null;
   session.shown = key;
+  session.clockOffset = clockOffset(state.clock);
   showBoard(svg);
   renderStatus();
   renderMoves();
   renderSeats();
+  renderAway();
   await appendLog(state.version);
   if (state.status === "finished") finish();
 }
@@ -515,7 +589,8 @@ function renderStatus() {
   status.dataset.version = String(state.version);
   let text;
   if (state.status === "finished") {
-    text = "The game is over.";
+    const ending = terminationText(state.result);
+    text = ending ? `The game is over. ${ending}` : "The game is over.";
   } else if (session.seat !== null && state.activeSeats.includes(session.seat)) {
     text = `${seatName(session.seat)}: your move.`;
   } else if (state.activeSeats.length) {
@@ -620,7 +695,8 @@ async function play_(index) {
     await api.act(session.matchId, token, move, state.version);
     announce(`${seatName(session.seat)} played: ${words}.`);
   } catch (error) {
-    showMessage(problemText(error), error instanceof ApiProblem && error.status === 422 ? "illegal" : "conflict");
+    if (handedToBot(error)) handOver(session.seat); // too late: a bot took the seat
+    else showMessage(problemText(error), error instanceof ApiProblem && error.status === 422 ? "illegal" : "conflict");
     session.shown = null; // redraw whatever the server says now
   } finally {
     await refresh();
@@ -642,15 +718,148 @@ function renderSeats() {
     const holder = (state.players || []).find((p) => p.seat === seat);
     const named = holder && holder.name ? `${holder.name}, ` : "";
     const who = named + (session.tokens.has(seat) ? "played in this browser"
-      : botKind ? `${botKind} bot` : session.bots.has(seat) ? "bot" : "another player");
+      : session.resigned.has(seat) ? `resigned, a ${botKind || "random"} bot plays on`
+        : session.away.has(seat) && botKind ? `${botKind} bot (took over your seat)`
+          : botKind ? `${botKind} bot` : session.bots.has(seat) ? "bot" : "another player");
     const active = state.activeSeats.includes(seat) ? " — to move" : "";
-    const item = el("li", { "data-seat": seat }, el("span", { text: `${seatName(seat)}: ${who}${active}` }));
+    const item = el("li", { "data-seat": seat, "data-bot": botKind || null },
+      el("span", { text: `${seatName(seat)}: ${who}${active}` }));
+    const clock = clockOf(seat);
+    if (clock) item.append(" ", ...clock);
     const token = session.tokens.get(seat);
     if (token && session.tokens.size > 1) {
       const link = `${location.origin}${location.pathname}#match=${encodeURIComponent(session.matchId)}&token=${encodeURIComponent(token)}`;
       item.append(" ", el("a", { href: link, class: "join-link", text: "join link", "aria-label": `Join link for seat ${seat} (give it to that player)` }));
     }
     list.append(item);
+  }
+  const control = state.status === "active" ? formatControl(state.timeControl) : "";
+  const policy = formatOnTimeout(state.onTimeout);
+  $("time-control").hidden = !control;
+  $("time-control").textContent = control ? `Time control: ${control}${policy ? `; ${policy}` : ""}.` : "";
+  renderResign();
+  tickClocks();
+}
+
+/** "Resign" for the seat this browser plays, while the match is under way. */
+function renderResign() {
+  const { state, seat } = session;
+  $("resign-box").hidden = !(state && state.status === "active" && seat !== null && session.tokens.has(seat));
+  $("resign").textContent = seat === null ? "Resign" : `Resign (${seatName(seat)})`;
+}
+
+// ------------------------------------------------------------------------------ clocks
+/** A seat's clock (time left, and its deadline while it runs) as nodes, or null when the
+ * match is untimed, not under way, or the server shows no clocks. */
+function clockOf(seat) {
+  const { state } = session;
+  if (state.status !== "active") return null;
+  const entry = seatClock(state.clock, seat);
+  if (!entry || (typeof entry.remainingMs !== "number" && !entry.deadline)) return null;
+  const nodes = [el("span", {
+    class: "clock", role: "timer", "data-seat": seat, "data-running": String(Boolean(entry.running)),
+    "aria-label": `Time left for ${seatName(seat)}`,
+  })];
+  const deadline = entry.running ? formatDeadline(entry.deadline) : "";
+  if (deadline) nodes.push(" ", el("span", { class: "deadline", "data-seat": seat, text: `(until ${deadline})` }));
+  return nodes;
+}
+
+/** Count the running clocks down locally (the server's time = this browser's + offset). */
+function tickClocks() {
+  const { state } = session;
+  if (!state) return;
+  for (const node of document.querySelectorAll("#seats .clock")) {
+    const ms = remainingNow(seatClock(state.clock, Number(node.dataset.seat)), state.clock, session.clockOffset);
+    const text = formatRemaining(ms);
+    if (node.textContent !== text) node.textContent = text;
+    node.dataset.remainingMs = ms === null ? "" : String(ms);
+    node.dataset.low = String(isLow(ms, state.timeControl));
+  }
+}
+
+setInterval(tickClocks, 250);
+
+// ------------------------------------------------------------------------------ resign, reclaim
+async function resign() {
+  const seat = session.seat;
+  const token = seat === null ? undefined : session.tokens.get(seat);
+  if (token === undefined || !session.state) return;
+  const ok = window.confirm(`Resign ${seatName(seat)}? You are out of the match and ranked last; `
+    + "a bot plays your seat on. This cannot be undone.");
+  if (!ok) return;
+  clearMessage();
+  session.notes = [];
+  $("resign").disabled = true;
+  setBusy(true);
+  try {
+    await api.resign(session.matchId, token, seat);
+    session.resigned.add(seat);
+    handOver(seat);
+    announce(`${seatName(seat)} resigned.`);
+  } catch (error) {
+    if (handedToBot(error)) handOver(seat);
+    else showMessage(problemText(error));
+  } finally {
+    $("resign").disabled = false;
+    await refresh();
+    setBusy(false);
+  }
+}
+
+/** The "a bot took over your seat" panel: each such seat with a "Take my seat back" button
+ * (none once the match is over). Redrawn only when it changes (it is a live region). */
+function renderAway() {
+  const over = session.finished || (session.state && session.state.status === "finished");
+  const seats = [...session.away.keys()].sort((a, b) => a - b);
+  const key = `${seats.join(",")}:${over}`;
+  const list = $("away-list");
+  $("away-panel").hidden = !seats.length;
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...seats.map((seat) => el("p", { "data-seat": seat },
+    el("span", {
+      text: over ? `A bot played your seat, ${seatName(seat)}, to the end of the match.`
+        : `A bot took over your seat, ${seatName(seat)} (its time ran out, or it was handed to a bot), `
+          + "and plays it for now. Take it back to play on.",
+    }),
+    over ? null : " ",
+    over ? null : el("button", {
+      type: "button", class: "primary reclaim", "data-seat": seat, text: "Take my seat back",
+      "aria-label": `Take my seat back: ${seatName(seat)}`, onclick: (event) => reclaimSeat(seat, event.currentTarget),
+    }))));
+}
+
+/** Take a seat back with its old token: the answer's new token plays it from now on (a
+ * player's credential keeps working and gets none). */
+async function reclaimSeat(seat, button) {
+  const old = session.away.get(seat);
+  if (old === undefined) return;
+  clearMessage();
+  if (button) button.disabled = true;
+  setBusy(true);
+  try {
+    const answer = await api.reclaim(session.matchId, old, seat);
+    session.away.delete(seat);
+    session.tokens.set(seat, answer.token || old);
+    session.seat = seat;
+    session.shown = null;
+    session.notes = [];
+    saveSession();
+    stopFollowing();
+    follow();
+    announce(`You took ${seatName(seat)} back.`);
+  } catch (error) {
+    if (error instanceof ApiProblem && ["seat_forfeited", "seat_not_away", "not_your_seat", "match_finished"].includes(error.code)) {
+      session.away.delete(seat); // nothing to take back any more
+      saveSession();
+    }
+    showMessage(problemText(error));
+    if (button) button.disabled = false;
+  } finally {
+    await refresh();
+    renderAway();
+    setBusy(false);
   }
 }
 
@@ -691,22 +900,51 @@ async function appendLog(version) {
   while (log.children.length > LOG_SHOWN) log.lastElementChild.remove();
 }
 
+/** How a finished match ended, when not by its rules alone (a resignation, a timeout). */
+function terminationText(result) {
+  const reason = result && result.termination && result.termination.reason;
+  if (reason === "resign") return "The match ended by resignation.";
+  if (reason === "timeout") return "The match ended on time: a seat ran out of time.";
+  return "";
+}
+
 function finish() {
   const { state } = session;
-  if (!state.result) return;
   session.finished = true;
   stopFollowing();
+  $("resign-box").hidden = true;
+  renderAway();
   main.dataset.phase = "finished";
   $("moves-panel").hidden = true;
   const body = $("result-body");
   body.replaceChildren();
+  if (!state.result) {
+    // Ended by the service (resignations, timeouts) on a server that gives no scores then.
+    body.append(el("p", { id: "no-result", class: "hint", text: "The match is over; the server gave no scores for it." }));
+    $("rematch-box").hidden = true;
+    $("result").hidden = false;
+    $("result-title").focus();
+    return;
+  }
   // Seats and opponents (e.g. Hal in solo Ginkgopolis) share one ranking.
   const players = [
-    ...state.result.seats.map((s) => ({ ...s, label: seatName(s.seat), key: `seat-${s.seat}` })),
+    ...state.result.seats.map((s) => ({
+      ...s, label: seatName(s.seat) + (s.forfeited ? " (forfeited)" : ""), key: `seat-${s.seat}`,
+    })),
     ...(state.result.opponents || []).map((o) => ({ ...o, label: o.name, key: `opponent-${o.name}` })),
   ].sort((a, b) => a.rank - b.rank || a.label.localeCompare(b.label));
   const best = players.filter((p) => p.rank === 1).map((p) => p.label);
   body.append(el("p", { class: "winner", id: "winner", text: `Winner${best.length > 1 ? "s" : ""}: ${best.join(" and ")}.` }));
+  const ending = terminationText(state.result);
+  if (ending) {
+    body.append(el("p", {
+      id: "termination", class: "termination", "data-reason": state.result.termination.reason, text: ending,
+    }));
+  }
+  const out = state.result.seats.filter((s) => s.forfeited).map((s) => seatName(s.seat));
+  if (out.length) {
+    body.append(el("p", { id: "forfeited", class: "hint", text: `Forfeited (out of the match, ranked last): ${out.join(", ")}.` }));
+  }
   const rules = [];
   for (const p of players) for (const line of p.breakdown) if (!rules.includes(line.rule)) rules.push(line.rule);
   const table = el("table", { class: "scores" },
@@ -840,6 +1078,9 @@ async function boot() {
   $("create-form").addEventListener("submit", createMatch);
   $("join-form").addEventListener("submit", joinMatch);
   $("leave").addEventListener("click", leave);
+  $("resign").addEventListener("click", resign);
+  timeControlFields($("tc-fields"), "tc", el);
+  timeControlFields($("table-tc-fields"), "table-tc", el);
   $("rematch").addEventListener("click", () => lobby.rematch(session.matchId));
   lobby.setup();
   await loadCatalogue();
@@ -855,7 +1096,7 @@ async function boot() {
     const token = params.get("token");
     const saved = recallTokens(matchId);
     if (token) await joinWith(matchId, token);
-    else if (saved) await startSession(matchId, saved.game, saved.tokens, saved.bots);
+    else if (saved) await startSession(matchId, saved.game, saved.tokens, saved.bots, saved.away);
     else await openMatch(matchId);
   }
   document.body.dataset.ready = "true";

@@ -5,6 +5,8 @@
 // guest's own player token, which acts for its seat; the waiting room follows the match's
 // event stream (stream tickets, as the play view) and opens the play view once it starts.
 
+import { readTimeControl } from "./clock.js";
+
 const HOSTED_KEY = "skyline:hosted:";
 const LOBBY_EVERY_MS = 10_000;
 const WAITING_POLL_MS = 10_000;
@@ -177,6 +179,7 @@ export class Lobby {
     const body = { game: game.id, seats, visibility: this.$("table-visibility").value };
     const name = this.$("table-name").value.trim();
     if (name) body.name = name;
+    Object.assign(body, readTimeControl("table-tc")); // the clock starts with the match
     const button = this.$("table-create");
     button.disabled = true;
     try {
