@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .test_client import _playable, _rest, _wait_idle
+from .test_client import _click_move, _playable, _rest, _wait_idle
 
 CLOCK_0 = "#seats .clock[data-seat='0']"
 
@@ -103,7 +103,7 @@ def test_a_deadline_passes_a_bot_takes_the_seat_and_the_player_takes_it_back(
     before = page.evaluate("document.querySelector('#status').dataset.version")
     moves = _playable(page)
     pick = next((m for m in moves if m["type"] == "acquire"), moves[0])
-    page.locator(f"#moves button.play[data-index='{pick['index']}']").click()
+    _click_move(page, pick["index"])  # (opens the move's group first)
     page.wait_for_function(
         "v => document.querySelector('main').dataset.busy === 'false'"
         " && document.querySelector('#status').dataset.version !== v", arg=before)

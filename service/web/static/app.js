@@ -796,6 +796,11 @@ async function resign() {
     await api.resign(session.matchId, token, seat);
     session.resigned.add(seat);
     handOver(seat);
+    // The stream may have told of the hand-over before this answer came: a resigned seat
+    // is not offered back.
+    session.away.delete(seat);
+    saveSession();
+    renderAway();
     announce(`${seatName(seat)} resigned.`);
   } catch (error) {
     if (handedToBot(error)) handOver(seat);
