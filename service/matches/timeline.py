@@ -77,8 +77,10 @@ class Frame:
     @property
     def finished(self) -> bool:
         if self._finished is None:
+            # Over by the rules, or ended by the service (a stored record says so).
             self._finished = (self.record.cancelled if self.state is None
-                              else self.engine.result(self.state) is not None)
+                              else self.engine.result(self.state) is not None
+                              or (self.exact and self.record.finished))
         return self._finished
 
     def state_for(self, seat: int | None) -> MatchState:
