@@ -160,6 +160,8 @@ async def test_cluster_primary_fault_under_writes_loses_nothing(
             try:
                 stage = "writes before the fault"
                 await writers.wait_for(60)
+                stage = "the replica caught up with what was written before"
+                await asyncio.to_thread(fault_cluster.wait_replica_caught_up, primary)
                 if fault == "crash":
                     await asyncio.to_thread(fault_cluster.crash, primary)
                 else:

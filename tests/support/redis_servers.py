@@ -430,6 +430,29 @@ class RedisClusterProcesses:
             time.sleep(0.1)
         raise RuntimeError(f"cluster not healthy after {timeout}s: {last}")
 
+    def wait_replica_caught_up(self, primary: RedisNode, timeout: float = 30.0) -> None:
+        """Until a replica of ``primary`` has applied everything ``primary`` had written when
+        this was called (its link up, its offset at least the primary's then). A fault test
+        calls it before crashing a primary: what was written before is then on the replica,
+        and any loss is the fault's own, not a replica still catching up under load."""
+        with contextlib.closing(primary.client()) as client:
+            wanted = int(client.info("replication").get("master_repl_offset", 0))
+        deadline = time.monotonic() + timeout
+        last: object = None
+        while time.monotonic() < deadline:
+            try:
+                replica = self.replica_of(primary)
+                with contextlib.closing(replica.client()) as client:
+                    info = client.info("replication")
+                last = info
+                if (info.get("master_link_status") == "up"
+                        and int(info.get("slave_repl_offset", -1)) >= wanted):
+                    return
+            except (RedisError, RuntimeError) as exc:
+                last = exc
+            time.sleep(0.05)
+        raise RuntimeError(f"no replica of {primary.name} caught up in {timeout}s: {last}")
+
     def _replicas_synced(self) -> bool:
         """Every live replica has its link to its primary up (initial sync done)."""
         for node in self._live():
