@@ -83,6 +83,17 @@ class AwaySeats:
         self.storage = storage
         self.due = due
 
+    async def _load(self, match_id: str, token: Credential,
+                    seat: int) -> tuple[int, MatchRecord]:
+        """The stored match, if ``token`` may read it (a private match's outsider: 404) and
+        ``seat`` is one of its seats."""
+        version, record = await self.storage.load(match_id)
+        if record.visibility == "private" and not may_read_private(record, token):
+            raise hidden()
+        if not 0 <= seat < record.players:
+            raise no_such_seat(seat)
+        return version, record
+
     async def resign(self, match_id: str, token: Credential, seat: int) -> MatchState:
         """``seat`` resigns (by its token or its player's credential): ranked last, a random
         bot plays on; fewer than two seats still in: the match ends. Returns the match as a
@@ -92,11 +103,7 @@ class AwaySeats:
                               "player's credential.")
         storage = self.storage
         for _ in range(MAX_ATTEMPTS):
-            version, record = await storage.load(match_id)
-            if record.visibility == "private" and not may_read_private(record, token):
-                raise hidden()
-            if not 0 <= seat < record.players:
-                raise no_such_seat(seat)
+            version, record = await self._load(match_id, token, seat)
             if seat in record.forfeited and _held(record, token, seat):
                 raise _forfeited(record, seat)
             own = seat_of(record, token, required=True)
@@ -130,11 +137,7 @@ class AwaySeats:
                               "player's credential or the match's app key.")
         storage = self.storage
         for _ in range(MAX_ATTEMPTS):
-            version, record = await storage.load(match_id)
-            if record.visibility == "private" and not may_read_private(record, token):
-                raise hidden()
-            if not 0 <= seat < record.players:
-                raise no_such_seat(seat)
+            version, record = await self._load(match_id, token, seat)
             check_started(record, version)
             if seat in record.forfeited:
                 raise _forfeited(record, seat)

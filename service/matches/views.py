@@ -236,7 +236,7 @@ def lobby_state(
         seed_chosen=record.chosen_seed is not None,
         seed_commitment=None,
         **table_fields(record),
-        **clock_fields(record, None, timed=True),
+        **clock_fields(record, None),
     )
 
 

@@ -82,18 +82,12 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/pictures.py::parse_highlight": ("getBoardSvg",),
     "service/api/rest/seats.py::hand_seat_to_bot": ("handSeatToBot",),
     "service/api/rest/seats.py::_seat": ("resignSeat", "reclaimSeat"),
-    "service/api/rest/seats.py::resign_seat": ("resignSeat",),
-    "service/api/rest/seats.py::reclaim_seat": ("reclaimSeat",),
     # GraphQL's own checks: its operations answer what their REST twins answer.
     "service/api/graphql/mutations.py::build_mutation.Mutation.create_match.create":
         ("createMatch",),
     "service/api/graphql/mutations.py::build_mutation.Mutation.act.play": ("act",),
     "service/api/graphql/mutations.py::build_mutation.Mutation.hand_seat_to_bot.hand":
         ("handSeatToBot",),
-    "service/api/graphql/mutations.py::build_mutation.Mutation.resign_seat.resign":
-        ("resignSeat",),
-    "service/api/graphql/mutations.py::build_mutation.Mutation.reclaim_seat.reclaim":
-        ("reclaimSeat",),
     # matchUpdated: REST's streamEvents as a subscription (a negative after: malformed).
     "service/api/graphql/subscriptions.py::build_subscription.Subscription.match_updated":
         ("streamEvents",),

@@ -300,11 +300,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             ctx = info.context
 
             async def resign() -> Any:
-                token = ctx.credentials()
-                if token is None:
-                    raise ApiError.of("unauthorized", "Resigning needs the seat's token or "
-                                      "its player's credential.")
-                return await ctx.service.resign(str(match_id), token, seat)
+                return await ctx.service.resign(str(match_id), ctx.credentials(), seat)
 
             return await answer(HAND_FAILURES, resign, types.from_state, ctx.lang)
 
@@ -321,12 +317,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             ctx = info.context
 
             async def reclaim() -> Any:
-                token = ctx.credentials()
-                if token is None:
-                    raise ApiError.of("unauthorized", "Taking a seat back needs its old "
-                                      "token, its player's credential or the match's app "
-                                      "key.")
-                return await ctx.service.reclaim_seat(str(match_id), token, seat)
+                return await ctx.service.reclaim_seat(str(match_id), ctx.credentials(), seat)
 
             return await answer(HAND_FAILURES, reclaim, from_reclaimed, ctx.lang)
 
