@@ -3,6 +3,7 @@ retry it settles itself wakes it, so a retry due soon is not held up by the idle
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from service.notify import WebhookSettings
@@ -34,7 +35,11 @@ async def test_a_retry_due_soon_is_attempted_without_waiting_the_idle_interval(
         await until(lambda: receiver.ids("/soon") == {pinged}, "the retry, well within the "
                     "idle interval")
         assert receiver.requests["/soon"] == 2 and receiver.bad == []
-        page = await stack.hooks.deliveries(app, webhook, None, 10)
+
+        # The log is written after the receiver answers: wait for the second entry.
+        async with asyncio.timeout(20):
+            while len((page := await stack.hooks.deliveries(app, webhook, None, 10)).items) < 2:
+                await asyncio.sleep(0.02)
         delivered, retried = page.items
         assert (retried.attempt, retried.outcome, delivered.attempt, delivered.outcome) == (
             1, "retrying", 2, "delivered")
