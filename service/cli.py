@@ -26,6 +26,7 @@ from service.live import (
 
 DEFAULT_HEADER_TIMEOUT = 10.0  # service.api.serving (not imported here: uvicorn loads late)
 DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024  # service.api.serving, likewise
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = Path("openapi") / "openapi.json"
 GRAPHQL_PATH = Path("schema.graphql")
@@ -283,7 +284,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         log_config=serve_log_config(),  # access lines name the request id (issue 20)
         # Slow clients are cut (issue 20; docs/decisions.md): httptools with deadlines.
-        http=timed_protocol(settings.header_timeout, settings.body_timeout),
+        http=timed_protocol(settings.header_timeout, settings.body_timeout,
+                            args.max_header_bytes),  # oversized headers: 431 (issue 31)
         # Forwarded headers are read inside the app, from --trusted-proxies only
         # (service.api.proxies): uvicorn's own reading trusts 127.0.0.1 by default.
         proxy_headers=False,
@@ -293,6 +295,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         # issue 15; docs/decisions.md).
         ws="websockets-sansio",
         ws_per_message_deflate=args.ws_compression,
+        # A WebSocket message (and so a frame) is capped like a REST body (issue 31): past
+        # it the connection closes with 1009, before the payload is read.
+        ws_max_size=settings.max_body_bytes,
     )
     tune_collector()
     StreamAwareServer(config, on_stopping=app.state.match_service.hub.shutdown).run()
@@ -737,7 +742,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--max-body-bytes", type=_positive_int,
         default=_env("MAX_BODY_BYTES", 64 * 1024, _positive_int),
-        help="largest accepted request body (SKYLINE_MAX_BODY_BYTES)",
+        help="largest accepted request body, and WebSocket message: past it 413, or the "
+        "WebSocket closes with 1009 (SKYLINE_MAX_BODY_BYTES)",
+    )
+    serve.add_argument(
+        "--max-header-bytes", type=_count,
+        default=_env("MAX_HEADER_BYTES", DEFAULT_MAX_HEADER_BYTES, _count),
+        help="most bytes a request's line and headers may take; past them 431 and the "
+        "connection is closed (SKYLINE_MAX_HEADER_BYTES; 0: no limit)",
     )
     serve.add_argument(
         "--sse-max-seconds", type=_seconds, default=_env("SSE_MAX_SECONDS", 0.0, _seconds),
