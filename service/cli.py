@@ -202,12 +202,42 @@ def _add_webhook_flags(parser: argparse.ArgumentParser) -> None:
         default=_env("WEBHOOK_DISABLE_HOURS", 6.0, _seconds),
         help="the least time a failure run spans before it disables an endpoint "
         "(SKYLINE_WEBHOOK_DISABLE_HOURS)")
+    from service.notify.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT
+
+    parser.add_argument(
+        "--webhook-guest-budget", type=_window,
+        default=_env("WEBHOOK_GUEST_BUDGET", GUEST_DEFAULT, _window),
+        metavar="DELIVERIES/SECONDS",
+        help="deliveries about one guest player (to all of its app's endpoints) per window "
+        f"(SKYLINE_WEBHOOK_GUEST_BUDGET; default {GUEST_DEFAULT.spec()}; 0: none; off with "
+        "--rate-limits off)")
+    parser.add_argument(
+        "--webhook-guest-app-budget", type=_window,
+        default=_env("WEBHOOK_GUEST_APP_BUDGET", GUEST_APP_DEFAULT, _window),
+        metavar="DELIVERIES/SECONDS",
+        help="deliveries about all of one app's guests per window "
+        f"(SKYLINE_WEBHOOK_GUEST_APP_BUDGET; default {GUEST_APP_DEFAULT.spec()}; 0: none)")
+
+
+def _window(value: str) -> Any:
+    from service.notify.budget import parse_window
+
+    try:
+        return parse_window(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _webhook_settings(args: argparse.Namespace) -> Any:
+    from service.limits import storage_uri
     from service.notify import WebhookSettings
 
+    budgets = getattr(args, "rate_limits", True)  # --rate-limits off: none (benchmarks)
     return WebhookSettings(
+        guest_budget=args.webhook_guest_budget if budgets else None,
+        guest_app_budget=args.webhook_guest_app_budget if budgets else None,
+        budget_uri=storage_uri(args.redis_url or None, args.redis_cluster or None),
+        budget_prefix=args.redis_prefix,
         allow_http=args.webhook_allow_http, allow_networks=tuple(args.webhook_allow_networks),
         connect_timeout=args.webhook_connect_timeout, read_timeout=args.webhook_read_timeout,
         retry_seconds=args.webhook_retry_hours * 3600,
