@@ -87,11 +87,17 @@ class WebhookSettings:
     """Where the budgets are counted (``limits`` storage URI: the store's Redis)."""
     budget_prefix: str = ""
 
+    attempt_timeout: float | None = None
+    """The most one attempt may take in all; None: the connect and read timeouts together."""
+
     @property
     def attempt_seconds(self) -> float:
         """The whole of one attempt -- resolving, connecting, sending, the answer -- ends
-        within the connect and read timeouts together (issue 31: a receiver trickling its
-        answer a byte at a time never let the read timeout, which is per read, fire)."""
+        within this (issue 31: a receiver trickling its answer a byte at a time never let the
+        read timeout, which is per read, fire): ``attempt_timeout``, by default the connect
+        and read timeouts together."""
+        if self.attempt_timeout is not None:
+            return self.attempt_timeout
         return self.connect_timeout + self.read_timeout
 
     def backoff(self, attempt: int) -> float:
