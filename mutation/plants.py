@@ -343,4 +343,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if False:\n            messages = await self._within_budget",
         ("tests/notify/test_guest_budget.py",),
     ),
+    Mutant(
+        "webhooks: a lane put back is not looked at again (a delivery added meanwhile is lost)",
+        "service/notify/outbox.py",
+        "        again = await self.lane_next(endpoint)",
+        "        again = first",
+        ("tests/notify/test_isolation.py",),
+    ),
 )

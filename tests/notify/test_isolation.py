@@ -180,3 +180,36 @@ async def test_a_process_dying_between_a_lanes_writes_loses_no_delivery(
     # ... and the process died here: no second lower.
     stack.start_worker()
     await until(lambda: receiver.ids("/crash") == {msg}, "the delivery")
+
+
+async def test_a_delivery_added_while_its_lane_is_put_back_keeps_the_lane_due(
+        stack: Stack) -> None:
+    """The race the lanes are built to survive (``service/notify/outbox.py``): a worker
+    puts an empty lane back (it removes its entry) just as a warning due in an hour joins
+    the lane -- whose lowering of the entry changed nothing, the claimed entry being due
+    sooner. The worker's second look at the lane brings the entry back."""
+    from service.notify.outbox import LANES, lane_member
+
+    app = await stack.app()
+    outbox = stack.hooks.outbox
+    endpoint = "we_" + "0" * 20
+    member = lane_member(app.app, endpoint)
+    now = await outbox.now_ms()
+    await outbox.schedules.schedule_lower(LANES, member, now)
+    _, claimed = await outbox.claim_lanes(10, 60_000)
+    assert [m for m, _ in claimed] == [member]
+    later = now + 3_600_000
+    looked = 0
+    original = outbox.lane_next
+
+    async def racing(endpoint_id: str) -> int | None:
+        nonlocal looked
+        found = await original(endpoint_id)
+        looked += 1
+        if looked == 1:  # between the worker's first look and its write
+            await outbox.schedule(app.app, endpoint, "msg_warning", later)
+        return found
+
+    outbox.lane_next = racing  # type: ignore[method-assign]
+    await outbox.settle_lane(member, claimed[0][1], now + 1)
+    assert await outbox.schedules.schedule_due_at(LANES, member) == later
