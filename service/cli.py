@@ -27,6 +27,8 @@ from service.live import (
 DEFAULT_HEADER_TIMEOUT = 10.0  # service.api.serving (not imported here: uvicorn loads late)
 DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024  # service.api.serving, likewise
+DEFAULT_GUEST_BUDGET = "120/60"  # service.notify.budget (not imported here: it loads the service)
+DEFAULT_GUEST_APP_BUDGET = "1200/60"
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = Path("openapi") / "openapi.json"
 GRAPHQL_PATH = Path("schema.graphql")
@@ -202,28 +204,26 @@ def _add_webhook_flags(parser: argparse.ArgumentParser) -> None:
         default=_env("WEBHOOK_DISABLE_HOURS", 6.0, _seconds),
         help="the least time a failure run spans before it disables an endpoint "
         "(SKYLINE_WEBHOOK_DISABLE_HOURS)")
-    from service.notify.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT
-
     parser.add_argument(
         "--webhook-guest-budget", type=_window,
-        default=_env("WEBHOOK_GUEST_BUDGET", GUEST_DEFAULT, _window),
-        metavar="DELIVERIES/SECONDS",
+        default=_env("WEBHOOK_GUEST_BUDGET", None, _window), metavar="DELIVERIES/SECONDS",
         help="deliveries about one guest player (to all of its app's endpoints) per window "
-        f"(SKYLINE_WEBHOOK_GUEST_BUDGET; default {GUEST_DEFAULT.spec()}; 0: none; off with "
+        f"(SKYLINE_WEBHOOK_GUEST_BUDGET; default {DEFAULT_GUEST_BUDGET}; 0: none; off with "
         "--rate-limits off)")
     parser.add_argument(
         "--webhook-guest-app-budget", type=_window,
-        default=_env("WEBHOOK_GUEST_APP_BUDGET", GUEST_APP_DEFAULT, _window),
+        default=_env("WEBHOOK_GUEST_APP_BUDGET", None, _window),
         metavar="DELIVERIES/SECONDS",
         help="deliveries about all of one app's guests per window "
-        f"(SKYLINE_WEBHOOK_GUEST_APP_BUDGET; default {GUEST_APP_DEFAULT.spec()}; 0: none)")
+        f"(SKYLINE_WEBHOOK_GUEST_APP_BUDGET; default {DEFAULT_GUEST_APP_BUDGET}; 0: none)")
 
 
 def _window(value: str) -> Any:
+    """A ``--webhook-guest-*budget`` value: its window, or "off" (None stays the default)."""
     from service.notify.budget import parse_window
 
     try:
-        return parse_window(value)
+        return parse_window(value) or "off"
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -231,11 +231,16 @@ def _window(value: str) -> Any:
 def _webhook_settings(args: argparse.Namespace) -> Any:
     from service.limits import storage_uri
     from service.notify import WebhookSettings
+    from service.notify.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT
 
-    budgets = getattr(args, "rate_limits", True)  # --rate-limits off: none (benchmarks)
+    def budget(value: Any, default: Any) -> Any:
+        if not getattr(args, "rate_limits", True):  # --rate-limits off: none (benchmarks)
+            return None
+        return default if value is None else None if value == "off" else value
+
     return WebhookSettings(
-        guest_budget=args.webhook_guest_budget if budgets else None,
-        guest_app_budget=args.webhook_guest_app_budget if budgets else None,
+        guest_budget=budget(args.webhook_guest_budget, GUEST_DEFAULT),
+        guest_app_budget=budget(args.webhook_guest_app_budget, GUEST_APP_DEFAULT),
         budget_uri=storage_uri(args.redis_url or None, args.redis_cluster or None),
         budget_prefix=args.redis_prefix,
         allow_http=args.webhook_allow_http, allow_networks=tuple(args.webhook_allow_networks),

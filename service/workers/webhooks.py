@@ -49,6 +49,8 @@ without waking this one)."""
 RETRY_PAUSE = 1.0
 HOLD_BACK_MS = 500
 """How far the lane of an endpoint (or app) at its cap is put back."""
+PEAKS_KEPT = 10_000
+"""Endpoints whose peaks a long-running worker remembers (then it starts again)."""
 LEGACY_BATCH = 100
 """Deliveries an older build scheduled, moved to their lanes per look (``adopt_legacy``)."""
 
@@ -168,6 +170,9 @@ class WebhookWorker:
         return len(lanes)
 
     def _start(self, app: str, endpoint: str, msg_id: str, claimed_ms: int) -> None:
+        if len(self.peak_per_endpoint) > PEAKS_KEPT:  # endpoints come and go
+            self.peak_per_endpoint.clear()
+            self.peak_per_app.clear()
         self._busy_endpoints[endpoint] += 1
         self._busy_apps[app] += 1
         self.peak_per_endpoint[endpoint] = max(self.peak_per_endpoint[endpoint],

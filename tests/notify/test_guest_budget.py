@@ -121,6 +121,10 @@ def _settings(*flags: str) -> Any:
 
 
 def test_the_budgets_are_flags_and_rate_limits_off_switches_them_off() -> None:
+    from service.cli import DEFAULT_GUEST_APP_BUDGET, DEFAULT_GUEST_BUDGET
+
+    assert GUEST_DEFAULT.spec() == DEFAULT_GUEST_BUDGET
+    assert GUEST_APP_DEFAULT.spec() == DEFAULT_GUEST_APP_BUDGET
     default = _settings()
     assert (default.guest_budget, default.guest_app_budget) == (GUEST_DEFAULT,
                                                                 GUEST_APP_DEFAULT)
@@ -129,5 +133,6 @@ def test_the_budgets_are_flags_and_rate_limits_off_switches_them_off() -> None:
                        "--redis-url", "redis://r:6379/0", "--redis-prefix", "p:")
     assert (chosen.guest_budget, chosen.guest_app_budget) == (Window(30, 60), None)
     assert (chosen.budget_uri, chosen.budget_prefix) == ("async+redis://r:6379/0", "p:")
+    assert _settings("--webhook-guest-budget", "off").guest_budget is None
     off = _settings("--rate-limits", "off")
     assert (off.guest_budget, off.guest_app_budget) == (None, None)
