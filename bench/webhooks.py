@@ -151,12 +151,18 @@ class Stack:
         self.players = PlayerService(cast(DocStore, self.store), self.matches)
         self.hooks = WebhookService(cast(DocStore, self.store), self.players, self.matches,
                                     settings)
+        self.apps: list[str] = []
 
     async def app(self) -> Caller:
         _, key = await self.players.apps.add("Bench hooks")
         caller = await self.players.authenticate(key)
         assert isinstance(caller, Caller)
+        self.apps.append(caller.app)
         return caller
+
+    async def pending(self) -> int:
+        """Deliveries waiting in the lanes of every app made here."""
+        return sum([await self.hooks.pending(app) for app in self.apps])
 
     async def close(self) -> None:
         await self.hooks.aclose()
@@ -231,12 +237,12 @@ async def deliveries(url: str, args: argparse.Namespace, endpoints: int) -> dict
             await asyncio.gather(*(one(made + i) for i in range(batch)))
             made += batch
         enqueue_s = time.perf_counter() - t
-        queued = await stack.hooks.outbox.pending()
+        queued = await stack.pending()
         print(f"  {endpoints} endpoint(s): {made} matches -> {queued} messages queued in "
               f"{enqueue_s:.1f} s ({queued / enqueue_s:.0f}/s); workers go", flush=True)
         go_at = time.time()
         run.go.set()
-        while await stack.hooks.outbox.pending() > 0:
+        while await stack.pending() > 0:
             await asyncio.sleep(0.02)
             if time.time() - go_at > 300:
                 print("  giving up after 300 s", flush=True)
@@ -349,7 +355,7 @@ async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
                 break
             await asyncio.sleep(0.05)
         end = time.time() + 8
-        while time.time() < end and await stack.hooks.outbox.pending():
+        while time.time() < end and await stack.pending():
             await asyncio.sleep(0.05)
         seen, _, _ = await f.run.finish()
         first = min(s[0] for s in seen)
@@ -368,7 +374,7 @@ async def disabling(url: str, args: argparse.Namespace) -> dict[str, Any]:
             "attempts in all": len(seen),
             "failures counted": {"failures": health.failures, "since": health.since},
             "messages afterwards": {d: done.count(d) for d in set(done)},
-            "pending in the schedule": await stack.hooks.outbox.pending(),
+            "pending in the schedule": await stack.pending(),
             "load_average": os.getloadavg(),
         }
 

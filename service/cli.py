@@ -26,6 +26,9 @@ from service.live import (
 
 DEFAULT_HEADER_TIMEOUT = 10.0  # service.api.serving (not imported here: uvicorn loads late)
 DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024  # service.api.serving, likewise
+DEFAULT_GUEST_BUDGET = "120/60"  # service.notify.budget (not imported here: it loads the service)
+DEFAULT_GUEST_APP_BUDGET = "1200/60"
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = Path("openapi") / "openapi.json"
 GRAPHQL_PATH = Path("schema.graphql")
@@ -201,12 +204,45 @@ def _add_webhook_flags(parser: argparse.ArgumentParser) -> None:
         default=_env("WEBHOOK_DISABLE_HOURS", 6.0, _seconds),
         help="the least time a failure run spans before it disables an endpoint "
         "(SKYLINE_WEBHOOK_DISABLE_HOURS)")
+    parser.add_argument(
+        "--webhook-guest-budget", type=_window,
+        default=_env("WEBHOOK_GUEST_BUDGET", None, _window), metavar="DELIVERIES/SECONDS",
+        help="deliveries about one guest player (to all of its app's endpoints) per window "
+        f"(SKYLINE_WEBHOOK_GUEST_BUDGET; default {DEFAULT_GUEST_BUDGET}; 0: none; off with "
+        "--rate-limits off)")
+    parser.add_argument(
+        "--webhook-guest-app-budget", type=_window,
+        default=_env("WEBHOOK_GUEST_APP_BUDGET", None, _window),
+        metavar="DELIVERIES/SECONDS",
+        help="deliveries about all of one app's guests per window "
+        f"(SKYLINE_WEBHOOK_GUEST_APP_BUDGET; default {DEFAULT_GUEST_APP_BUDGET}; 0: none)")
+
+
+def _window(value: str) -> Any:
+    """A ``--webhook-guest-*budget`` value: its window, or "off" (None stays the default)."""
+    from service.notify.budget import parse_window
+
+    try:
+        return parse_window(value) or "off"
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _webhook_settings(args: argparse.Namespace) -> Any:
+    from service.limits import storage_uri
     from service.notify import WebhookSettings
+    from service.notify.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT
+
+    def budget(value: Any, default: Any) -> Any:
+        if not getattr(args, "rate_limits", True):  # --rate-limits off: none (benchmarks)
+            return None
+        return default if value is None else None if value == "off" else value
 
     return WebhookSettings(
+        guest_budget=budget(args.webhook_guest_budget, GUEST_DEFAULT),
+        guest_app_budget=budget(args.webhook_guest_app_budget, GUEST_APP_DEFAULT),
+        budget_uri=storage_uri(args.redis_url or None, args.redis_cluster or None),
+        budget_prefix=args.redis_prefix,
         allow_http=args.webhook_allow_http, allow_networks=tuple(args.webhook_allow_networks),
         connect_timeout=args.webhook_connect_timeout, read_timeout=args.webhook_read_timeout,
         retry_seconds=args.webhook_retry_hours * 3600,
@@ -283,7 +319,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         log_config=serve_log_config(),  # access lines name the request id (issue 20)
         # Slow clients are cut (issue 20; docs/decisions.md): httptools with deadlines.
-        http=timed_protocol(settings.header_timeout, settings.body_timeout),
+        http=timed_protocol(settings.header_timeout, settings.body_timeout,
+                            args.max_header_bytes),  # oversized headers: 431 (issue 31)
         # Forwarded headers are read inside the app, from --trusted-proxies only
         # (service.api.proxies): uvicorn's own reading trusts 127.0.0.1 by default.
         proxy_headers=False,
@@ -293,6 +330,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         # issue 15; docs/decisions.md).
         ws="websockets-sansio",
         ws_per_message_deflate=args.ws_compression,
+        # A WebSocket message (and so a frame) is capped like a REST body (issue 31): past
+        # it the connection closes with 1009, before the payload is read.
+        ws_max_size=settings.max_body_bytes,
     )
     tune_collector()
     StreamAwareServer(config, on_stopping=app.state.match_service.hub.shutdown).run()
@@ -737,7 +777,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--max-body-bytes", type=_positive_int,
         default=_env("MAX_BODY_BYTES", 64 * 1024, _positive_int),
-        help="largest accepted request body (SKYLINE_MAX_BODY_BYTES)",
+        help="largest accepted request body, and WebSocket message: past it 413, or the "
+        "WebSocket closes with 1009 (SKYLINE_MAX_BODY_BYTES)",
+    )
+    serve.add_argument(
+        "--max-header-bytes", type=_count,
+        default=_env("MAX_HEADER_BYTES", DEFAULT_MAX_HEADER_BYTES, _count),
+        help="most bytes a request's line and headers may take; past them 431 and the "
+        "connection is closed (SKYLINE_MAX_HEADER_BYTES; 0: no limit)",
     )
     serve.add_argument(
         "--sse-max-seconds", type=_seconds, default=_env("SSE_MAX_SECONDS", 0.0, _seconds),

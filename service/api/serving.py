@@ -26,6 +26,14 @@ either, the client gets ``408 Request Timeout`` (when it has sent part of a requ
 answer has begun) and the connection is closed; the app sees the client gone. Time the server
 itself spends not reading (a pipelined request waiting its turn, a handler that has not read
 its body yet) is not counted against the client. docs/decisions.md, docs/security.md.
+
+Header size (issue 31): httptools has no limit on a request's line and headers (its parser
+buffers a header's value until it ends), so 30 MB of one header were read and held. The
+protocol counts the bytes of a request's line and headers as they arrive, before they reach
+the parser, and past ``max_header_bytes`` answers ``431 Request Header Fields Too Large``
+and closes the connection: at most one read of the socket (up to 256 KiB) past the limit is
+ever held. WebSocket messages are capped by uvicorn's ``ws_max_size`` (``skyline serve``
+sets it to the body cap).
 """
 
 from __future__ import annotations
@@ -48,6 +56,10 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 30.0
 """Seconds a client has to send a request's body once its headers are in
 (``--body-timeout``): 64 KiB, the largest body, at about 2 KB/s."""
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+"""The most a request's line and headers may take (``--max-header-bytes``): the body cap;
+nginx in front lets through at most 4 lines of 8 KiB (deploy/nginx.conf)."""
+_HEADERS_END = (b"\r\n\r\n", b"\n\n")
 
 YOUNG_THRESHOLD = 20_000
 """New tracked objects between young collections (CPython's default: 700)."""
@@ -107,12 +119,55 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
 
     header_timeout: float | None = DEFAULT_HEADER_TIMEOUT
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT
+    max_header_bytes: int | None = DEFAULT_MAX_HEADER_BYTES
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._header_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
         self._request_begun = False
+        self._in_headers = True
+        """Reading a request's line and headers (until the parser says they ended)."""
+        self._header_bytes = 0
+        self._tail = b""
+        """The last bytes of the previous read: the end of the headers may span two."""
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_headers and self.max_header_bytes is not None:
+            self._header_bytes += self._header_part(data)
+            if self._header_bytes > self.max_header_bytes:
+                self._headers_too_large()
+                return
+        super().data_received(data)
+
+    def _header_part(self, data: bytes) -> int:
+        """How many bytes of ``data`` belong to the headers being read: up to their end,
+        if it is in ``data`` (what follows is a body), else all."""
+        before = len(self._tail)
+        joined = self._tail + data
+        self._tail = joined[-3:]
+        ends = [i + len(m) for m in _HEADERS_END if (i := joined.find(m)) >= 0]
+        return len(data) if not ends else max(0, min(ends) - before)
+
+    def _headers_too_large(self) -> None:
+        if self.transport.is_closing():
+            return
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else "unknown"
+        request_id = new_request_id()
+        self.logger.info("%s: request line and headers over %d bytes: 431, connection "
+                         "closed [request_id=%s]", client, self.max_header_bytes, request_id)
+        self._cancel_timers()
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            # An answer to the request before is still being written (pipelining): no
+            # answer can be put between its bytes.
+            cycle.disconnected = True
+            cycle.message_event.set()
+            self.transport.close()
+            return
+        self._write_refusal(431, "Request Header Fields Too Large",
+                            f"The request's line and headers take more than "
+                            f"{self.max_header_bytes} bytes.", request_id=request_id)
 
     # Timers.
     def _arm_header_timer(self) -> None:
@@ -148,6 +203,7 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._cancel_timers(header=True, body=False)
         self._request_begun = False
+        self._in_headers = False
         upgrading = self.parser.should_upgrade() and self._should_upgrade()
         super().on_headers_complete()
         if not upgrading:
@@ -155,6 +211,7 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._cancel_timers(header=False, body=True)
+        self._in_headers, self._header_bytes, self._tail = True, 0, b""
         super().on_message_complete()
 
     def send_400_response(self, msg: str) -> None:
@@ -219,11 +276,13 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def timed_protocol(header_timeout: float | None, body_timeout: float | None
+def timed_protocol(header_timeout: float | None, body_timeout: float | None,
+                   max_header_bytes: int | None = DEFAULT_MAX_HEADER_BYTES,
                    ) -> type[TimedHttpToolsProtocol]:
     """The protocol class for ``uvicorn.Config(http=...)`` with these deadlines (seconds;
-    None or 0: none)."""
+    None or 0: none) and this cap on a request's line and headers (bytes; None or 0: none)."""
     return type("TimedHttpToolsProtocol", (TimedHttpToolsProtocol,), {
         "header_timeout": header_timeout or None,
         "body_timeout": body_timeout or None,
+        "max_header_bytes": max_header_bytes or None,
     })

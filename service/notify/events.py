@@ -113,6 +113,12 @@ def messages(written: Written, endpoints: Sequence[Endpoint],
     return out
 
 
+def player_of(message: Message) -> str:
+    """The player a message concerns (its body's ``data.player``; "" for none)."""
+    data = json.loads(message.body).get("data", {})
+    return str(data.get("player", ""))
+
+
 def ping(app: str, endpoint: Endpoint, msg: str, now_ms: int) -> Message:
     return Message(id=msg, app=app, endpoint=endpoint.id, type="ping",
                    body=body("ping", now_ms / 1000, {"id": msg, "webhookId": endpoint.id}),

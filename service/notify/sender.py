@@ -1,11 +1,15 @@
 """One HTTP attempt: POST the body to the address the URL policy checked just now (never
-resolved again by the HTTP client), redirects not followed, with connect and read timeouts.
-TLS is verified against the URL's host name (SNI)."""
+resolved again by the HTTP client), redirects not followed, with connect and read timeouts
+and a deadline on the whole attempt (the read timeout is per read: a receiver answering a
+byte at a time would hold the attempt for ever). TLS is verified against the URL's host name
+(SNI)."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
@@ -32,8 +36,10 @@ class Outcome:
 
 class Sender:
     def __init__(self, policy: UrlPolicy, *, connect_timeout: float = 5.0,
-                 read_timeout: float = 10.0) -> None:
+                 read_timeout: float = 10.0, deadline: float | None = None) -> None:
         self.policy = policy
+        self.deadline = deadline if deadline is not None else connect_timeout + read_timeout
+        """Seconds the whole attempt may take, whatever each read takes."""
         timeout = httpx.Timeout(read_timeout, connect=connect_timeout, pool=connect_timeout)
         # No environment proxies: a proxy would connect somewhere else than the checked
         # address.
@@ -49,6 +55,14 @@ class Sender:
         def done(status: int | None, error: str | None) -> Outcome:
             return Outcome(status, error, int((time.monotonic() - started) * 1000))
 
+        try:
+            async with asyncio.timeout(self.deadline):
+                return await self._attempt(url, headers, body, done)
+        except TimeoutError:
+            return done(None, "timeout")
+
+    async def _attempt(self, url: str, headers: dict[str, str], body: bytes,
+                       done: Callable[[int | None, str | None], Outcome]) -> Outcome:
         try:
             target = await self.policy.check(url, resolve_required=True)
         except ApiError as error:

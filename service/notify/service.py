@@ -28,9 +28,11 @@ from service.matches import MatchService
 from service.matches.storage import Written
 from service.players import PlayerService
 from service.players.docs import Docs
+from service.players.records import PlayerRecord
 from service.store import DocStore
 
 from . import events, signing
+from .budget import GUEST_APP_DEFAULT, GUEST_DEFAULT, GuestBudget, Window
 from .endpoints import MAX_ENDPOINTS, Endpoint, Endpoints, Health, new_endpoint_id
 from .models import (
     DELIVERIES_DEFAULT,
@@ -76,6 +78,27 @@ class WebhookSettings:
     """A claimed delivery goes back to the schedule after this long (a worker that died):
     more than the connect and read timeouts together."""
     max_endpoints: int = MAX_ENDPOINTS
+    guest_budget: Window | None = GUEST_DEFAULT
+    """Deliveries about one guest per window (``--webhook-guest-budget``; None: no budget).
+    ``budget.py``, docs/security.md."""
+    guest_app_budget: Window | None = GUEST_APP_DEFAULT
+    """Deliveries about all of an app's guests per window (``--webhook-guest-app-budget``)."""
+    budget_uri: str = "async+memory://"
+    """Where the budgets are counted (``limits`` storage URI: the store's Redis)."""
+    budget_prefix: str = ""
+
+    attempt_timeout: float | None = None
+    """The most one attempt may take in all; None: the connect and read timeouts together."""
+
+    @property
+    def attempt_seconds(self) -> float:
+        """The whole of one attempt -- resolving, connecting, sending, the answer -- ends
+        within this (issue 31: a receiver trickling its answer a byte at a time never let the
+        read timeout, which is per read, fire): ``attempt_timeout``, by default the connect
+        and read timeouts together."""
+        if self.attempt_timeout is not None:
+            return self.attempt_timeout
+        return self.connect_timeout + self.read_timeout
 
     def backoff(self, attempt: int) -> float:
         """Seconds before retrying after failed attempt number ``attempt`` (1, 2, ...)."""
@@ -142,6 +165,12 @@ class WebhookService:
         self.policy = UrlPolicy(allow_http=self.settings.allow_http,
                                 allow_networks=parse_networks(self.settings.allow_networks))
         self._sender: Sender | None = None
+        self.budget: GuestBudget | None = None
+        if self.settings.guest_budget is not None or self.settings.guest_app_budget is not None:
+            self.budget = GuestBudget(self.settings.budget_uri,
+                                      per_guest=self.settings.guest_budget,
+                                      per_app=self.settings.guest_app_budget,
+                                      key_prefix=self.settings.budget_prefix)
         self.enqueued = 0
         """Messages this replica stored (tests, metrics)."""
         self.queued = asyncio.Event()
@@ -152,13 +181,16 @@ class WebhookService:
     def sender(self) -> Sender:
         if self._sender is None:
             self._sender = Sender(self.policy, connect_timeout=self.settings.connect_timeout,
-                                  read_timeout=self.settings.read_timeout)
+                                  read_timeout=self.settings.read_timeout,
+                                  deadline=self.settings.attempt_seconds)
         return self._sender
 
     async def aclose(self) -> None:
         if self._sender is not None:
             await self._sender.aclose()
             self._sender = None
+        if self.budget is not None:
+            await self.budget.aclose()
 
     # -- endpoints ------------------------------------------------------------------------
 
@@ -271,6 +303,10 @@ class WebhookService:
         self.queued.set()
         return PingQueued(webhook_id=endpoint.id, event_id=msg)
 
+    async def pending(self, app_id: str) -> int:
+        """Deliveries of the app's endpoints waiting (or being attempted): tests, tools."""
+        return await self.outbox.pending([e.id for e in await self.endpoints.all(app_id)])
+
     async def deliveries(self, caller: Credential, endpoint_id: str, cursor: str | None,
                          limit: int | None) -> DeliveriesPage:
         endpoint = await self._own(caller, endpoint_id)
@@ -300,25 +336,43 @@ class WebhookService:
         found = await self.players.directory.get_many(wanted)
         records = {r.id: r for r in found if r is not None}
         now = await self.outbox.now_ms()
-        queued = await asyncio.gather(*(
-            self.outbox.enqueue(m) for m in events.messages(written, endpoints, records, now)))
+        messages = events.messages(written, endpoints, records, now)
+        if self.budget is not None:
+            messages = await self._within_budget(app, messages, records)
+        queued = await asyncio.gather(*(self.outbox.enqueue(m) for m in messages))
         self.enqueued += sum(queued)
         if any(queued):
             self.queued.set()
 
+    async def _within_budget(self, app: str, messages: list[Message],
+                             records: dict[str, PlayerRecord]) -> list[Message]:
+        """``messages`` less those about guests over their budgets (``budget.py``): an
+        app's users (signed in with its JWTs: a ``sub``) are never budgeted."""
+        assert self.budget is not None
+        about: dict[str, list[Message]] = {}
+        for message in messages:
+            about.setdefault(events.player_of(message), []).append(message)
+        kept: list[Message] = []
+        for player, theirs in about.items():
+            record = records.get(player)
+            user = record is not None and record.sub is not None
+            if user or await self.budget.admit(app, player, len(theirs)):
+                kept.extend(theirs)
+        return kept
+
     # -- delivery (the worker's) ----------------------------------------------------------
 
-    async def deliver(self, msg_id: str, claimed_ms: int) -> str:
-        """One attempt at a claimed message; what became of it: ``delivered``,
-        ``retrying``, ``failed``, ``stale``, ``dropped``, ``busy`` (another worker has it),
-        ``gone`` (nothing stored under it)."""
+    async def deliver(self, endpoint_id: str, msg_id: str, claimed_ms: int) -> str:
+        """One attempt at a message claimed from ``endpoint_id``'s lane; what became of it:
+        ``delivered``, ``retrying``, ``failed``, ``stale``, ``dropped``, ``busy`` (another
+        worker has it), ``gone`` (nothing stored under it)."""
         loaded = await self.outbox.load(msg_id)
         if loaded is None:
-            await self.outbox.settle(msg_id, claimed_ms, None)
+            await self.outbox.settle("", endpoint_id, msg_id, claimed_ms, None)
             return "gone"
         version, message = loaded
         if message.done is not None:
-            await self.outbox.settle(msg_id, claimed_ms, None)
+            await self.outbox.settle(message.app, endpoint_id, msg_id, claimed_ms, None)
             return message.done
         endpoint = await self.endpoints.get(message.app, message.endpoint)
         if endpoint is None or not endpoint.enabled:
@@ -357,7 +411,7 @@ class WebhookService:
             await self._log(endpoint, attempt, outcome, store_now, "failed", None)
             return await self._finish(version, attempt, claimed_ms, "failed")
         await self._log(endpoint, attempt, outcome, store_now, "retrying", next_at)
-        await self.outbox.settle(msg_id, claimed_ms, next_at)
+        await self.outbox.settle(message.app, message.endpoint, msg_id, claimed_ms, next_at)
         return "retrying"
 
     async def _still_true(self, message: Message) -> bool:
@@ -374,7 +428,7 @@ class WebhookService:
     async def _finish(self, version: int, message: Message, claimed_ms: int,
                       done: str) -> str:
         await self.outbox.save(version, message.but(done=done))
-        await self.outbox.settle(message.id, claimed_ms, None)
+        await self.outbox.settle(message.app, message.endpoint, message.id, claimed_ms, None)
         return done
 
     async def _disable(self, endpoint: Endpoint, now: int, health: Health) -> None:

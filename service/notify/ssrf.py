@@ -1,9 +1,19 @@
 """Where a webhook may point: ``https`` URLs (``http`` only when the operator allows it) whose
 host resolves to public addresses only -- never loopback, private, link-local, unique-local,
-multicast, reserved or a cloud's metadata address, unless the operator allows those networks
-(``--webhook-allow-networks``). The URL is checked when it is registered and again before
-every delivery, which then connects to the very address it checked (a name that resolves
-elsewhere a moment later -- DNS rebinding -- is not asked again)."""
+multicast, reserved, unless the operator allows those networks (``--webhook-allow-networks``),
+and never a cloud's metadata address, whatever the operator allows. The URL is checked when
+it is registered and again before every delivery, which then connects to the very address it
+checked (a name that resolves elsewhere a moment later -- DNS rebinding -- is not asked
+again).
+
+IPv6 has forms that carry an IPv4 address inside (``embedded``): IPv4-mapped
+``::ffff:a.b.c.d`` (judged as the IPv4 address itself), IPv4-compatible ``::a.b.c.d``,
+SIIT ``::ffff:0:a.b.c.d``, NAT64 ``64:ff9b::a.b.c.d`` (and the local-use ``64:ff9b:1::/48``),
+6to4 ``2002:AABB:CCDD::`` and Teredo ``2001:0::/32`` (its server and its client, whose bits
+are inverted). A host on a network that routes them reaches the IPv4 address through them, so
+such an address is allowed only when it is allowed itself *and* every IPv4 address it carries
+would be: ``2002:7f00:1::`` (127.0.0.1 by 6to4) is refused although 6to4 as such is global
+unicast."""
 
 from __future__ import annotations
 
@@ -28,9 +38,17 @@ METADATA = (
     ipaddress.ip_network("169.254.170.2/32"),  # AWS ECS task metadata
     ipaddress.ip_network("100.100.100.200/32"),  # Alibaba Cloud
     ipaddress.ip_network("fd00:ec2::254/128"),  # AWS over IPv6
+    ipaddress.ip_network("fd20:ce::254/128"),  # Google Cloud over IPv6
 )
-"""Cloud metadata services: refused even when a network around them is allowed, unless one
-of them is allowed by name (its own /32 or /128)."""
+"""Cloud metadata services: always refused, in any form that reaches them, whatever networks
+the operator allows (credentials of the machine's role live there)."""
+NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+"""The NAT64 well-known prefix (RFC 6052) and the local-use one (RFC 8215): the IPv4
+address is the last 32 bits (for a /48 local prefix with a /96 translation, as deployed)."""
+COMPATIBLE = ipaddress.ip_network("::/96")
+"""IPv4-compatible addresses (deprecated, RFC 4291): ``::a.b.c.d``."""
+SIIT = ipaddress.ip_network("::ffff:0:0:0/96")
+"""IPv4-translated addresses (RFC 2765): ``::ffff:0:a.b.c.d``."""
 FORBIDDEN_NAMES = ("localhost", "metadata.google.internal", "metadata")
 
 
@@ -86,11 +104,15 @@ class UrlPolicy:
         return parts
 
     def allowed(self, address: Address) -> bool:
-        """Whether deliveries may connect to ``address``."""
+        """Whether deliveries may connect to ``address``: neither it nor any IPv4 address
+        it carries is refused (module doc)."""
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
             address = address.ipv4_mapped
-        if any(address in n for n in METADATA):
-            return any(address in n and n.num_addresses == 1 for n in self.allow_networks)
+        return all(self._allowed_itself(a) for a in (address, *embedded(address)))
+
+    def _allowed_itself(self, address: Address) -> bool:
+        if is_metadata(address):
+            return False
         if any(address in n for n in self.allow_networks):
             return True
         return address.is_global and not (
@@ -139,6 +161,30 @@ class UrlPolicy:
             raise forbidden()
         return Target(url=url, scheme=parts.scheme.lower(), host=host, port=port,
                       address=addresses[0])
+
+
+def embedded(address: Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries (module doc); () for an IPv4 address or an
+    IPv6 address that carries none."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return ()
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    found: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    if (any(address in n for n in NAT64) or address in SIIT
+            or (address in COMPATIBLE and int(address) > 1)):  # :: and ::1 are themselves
+        found.append(low)
+    return tuple(found)
+
+
+def is_metadata(address: Address) -> bool:
+    """Whether ``address``, or an IPv4 address it carries, is a cloud metadata service."""
+    return any(a in n for a in (address, *embedded(address)) for n in METADATA)
 
 
 def forbidden() -> ApiError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -301,3 +302,34 @@ def test_nginx_cuts_slow_clients_and_buffers_bodies() -> None:
         assert 0 < nginx_seconds(header[0]) <= DEFAULT_HEADER_TIMEOUT
         assert 0 < nginx_seconds(body[0]) <= DEFAULT_BODY_TIMEOUT
         assert effective(chain, "proxy_request_buffering") in ([], [["on"]])
+
+
+def _nginx_bytes(value: str) -> int:
+    units = {"": 1, "k": 1024, "m": 1024 * 1024}
+    match = re.fullmatch(r"(\d+)([kKmM]?)", value)
+    assert match, f"not an nginx size: {value}"
+    return int(match.group(1)) * units[match.group(2).lower()]
+
+
+def test_nginx_refuses_oversized_headers_with_431() -> None:
+    """Issue 31, item 5: nginx meets the clients first; it bounds a request's line and
+    headers (a few buffers, read before anything is proxied) and answers 431, below the
+    replicas' own cap so that nothing it passes on is refused there."""
+    from service.api.serving import DEFAULT_MAX_HEADER_BYTES
+
+    http, server, _ = _nginx()
+    for path in ("/v1/matches", "/graphql", "/v1/matches/abc/events"):
+        chain = _route(path)
+        (small,) = effective(chain, "client_header_buffer_size")
+        (large,) = effective(chain, "large_client_header_buffers")
+        count, size = int(large[0]), _nginx_bytes(large[1])
+        assert _nginx_bytes(small[0]) <= size
+        # What nginx passes on, plus the headers it adds (a few hundred bytes), fits.
+        assert count * size + 4096 <= DEFAULT_MAX_HEADER_BYTES
+        assert count * size <= 64 * 1024
+    pages = effective([http, server], "error_page")
+    mapped = [args for args in pages if "494" in args[:-2] and args[-2] == "=431"]
+    assert mapped, pages
+    target = mapped[0][-1]
+    named = [loc for loc in server.children("location") if loc.args == [target]]
+    assert named and named[0].children("return")[0].args[0] == "431"

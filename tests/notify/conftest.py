@@ -48,7 +48,8 @@ WAIT = 20.0
 Plan = Callable[[str, int, dict[str, Any]], tuple[str, float]]
 """(path, how many requests that path had before, the body) -> (what to do, seconds to wait first):
 ``ok``, ``fail`` (500), ``redirect`` (307 to /elsewhere), ``drop`` (close the connection
-without answering: the receiver dies mid-delivery)."""
+without answering: the receiver dies mid-delivery), ``trickle`` (a 200 whose body comes a
+byte every "seconds", never ending: each read is prompt, the answer never is)."""
 
 
 def always_ok(path: str, count: int, body: dict[str, Any]) -> tuple[str, float]:
@@ -74,7 +75,14 @@ class Receiver:
     got: list[Got] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    in_flight: dict[str, int] = field(default_factory=dict)
+    """Requests being answered now, per path."""
+    peak: dict[str, int] = field(default_factory=dict)
+    """The most requests answered at once, per path."""
+    trickled: list[float] = field(default_factory=list)
+    """The gaps (s) between two bytes of trickled answers."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
     server: ThreadingHTTPServer | None = None
 
     def url(self, path: str) -> str:
@@ -92,7 +100,20 @@ class Receiver:
                 with receiver.lock:
                     count = receiver.requests.get(self.path, 0)
                     receiver.requests[self.path] = count + 1
+                    now = receiver.in_flight.get(self.path, 0) + 1
+                    receiver.in_flight[self.path] = now
+                    receiver.peak[self.path] = max(receiver.peak.get(self.path, 0), now)
+                try:
+                    self._handle(count, body)
+                finally:
+                    with receiver.lock:
+                        receiver.in_flight[self.path] -= 1
+
+            def _handle(self, count: int, body: bytes) -> None:
                 action, delay = receiver.plan(self.path, count, json.loads(body or b"{}"))
+                if action == "trickle":
+                    self._trickle(delay)
+                    return
                 if delay:
                     time.sleep(delay)
                 if action == "drop":
@@ -122,6 +143,20 @@ class Receiver:
                     receiver.got.append(Got(self.path, self.headers["webhook-id"], data))
                 self._answer(204)
 
+            def _trickle(self, every: float) -> None:
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+                    self.wfile.flush()
+                    last = time.monotonic()
+                    while not receiver.stopping.wait(every):
+                        self.wfile.write(b"x")
+                        self.wfile.flush()
+                        now = time.monotonic()
+                        with receiver.lock:
+                            receiver.trickled.append(now - last)
+                        last = now
+
             def _answer(self, status: int) -> None:
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
@@ -134,6 +169,7 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
+        self.stopping.set()
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
@@ -176,6 +212,7 @@ class Stack:
         self.hooks = WebhookService(cast(DocStore, store), self.players, self.matches,
                                     settings)
         self.workers: list[tuple[WebhookWorker, asyncio.Task[None]]] = []
+        self.apps: list[str] = []
 
     def start_worker(self, **options: Any) -> tuple[WebhookWorker, asyncio.Task[None]]:
         options.setdefault("idle_seconds", 0.05)
@@ -189,7 +226,12 @@ class Stack:
         _, key = await self.players.apps.add("Hooks")
         caller = await self.players.authenticate(key)
         assert isinstance(caller, Caller)
+        self.apps.append(caller.app)
         return caller
+
+    async def pending(self) -> int:
+        """Deliveries waiting (or being attempted) for every app made here."""
+        return sum([await self.hooks.pending(app) for app in self.apps])
 
     async def endpoint(self, app: Caller, receiver: Receiver, path: str,
                        events: list[str] | None = None, **extra: Any) -> str:

@@ -23,7 +23,7 @@ from .conftest import FAST, Receiver, Stack, always_ok, kinds, until
 
 
 async def everything_settled(stack: Stack) -> None:
-    await until_async(lambda: stack.hooks.outbox.pending(), 0, "the schedule to empty")
+    await until_async(lambda: stack.pending(), 0, "the schedule to empty")
 
 
 async def until_async(read: Any, wanted: int, what: str) -> None:
@@ -64,7 +64,7 @@ async def test_an_app_without_endpoints_costs_nothing_and_moves_are_told_in_orde
         stack: Stack, receiver: Receiver) -> None:
     app = await stack.app()
     await stack.match(app)
-    assert stack.hooks.enqueued == 0 and await stack.hooks.outbox.pending() == 0
+    assert stack.hooks.enqueued == 0 and await stack.pending() == 0
     await stack.endpoint(app, receiver, "/moves", events=["your_turn", "match_finished"])
     stack.start_worker()
     match_id = await stack.match(app)
@@ -207,7 +207,7 @@ async def test_a_failure_run_disables_the_endpoint_until_the_app_enables_it(
         hook = await stack.hooks.get(app, webhook)
         assert hook.disabled_at is not None and hook.failures >= 3
         await stack.match(app)  # nothing is queued for a disabled endpoint
-        assert await stack.hooks.outbox.pending() == 0
+        assert await stack.pending() == 0
         receiver.plan = always_ok
         enabled = await stack.hooks.enable(app, webhook)
         assert enabled.enabled and enabled.failures == 0
