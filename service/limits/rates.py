@@ -20,19 +20,19 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from limits import RateLimitItemPerSecond
-from limits.aio.storage import Storage
-from limits.storage import storage_from_string
 
 from .policies import Policy
+from .storage import counting_storage
 
 log = logging.getLogger("skyline.limits")
 
 KEY_PREFIX = "limits"
 """Under the store's Redis prefix: ``skyline:limits:...``."""
 FAILURE_LOG_SECONDS = 60.0
+MAX_CONNECTIONS = 8
+"""Redis connections the rate limits of one process use at most (per node on a cluster)."""
 
 
 def storage_uri(redis_url: str | None, redis_cluster: str | None) -> str:
@@ -77,21 +77,11 @@ class Decision:
 class RateLimiter:
     """The budgets of one server, in ``limits`` storage named by ``uri``."""
 
-    def __init__(self, uri: str, policies: dict[str, Policy], *, key_prefix: str = "",
-                 options: dict[str, Any] | None = None) -> None:
+    def __init__(self, uri: str, policies: dict[str, Policy], *, key_prefix: str = "") -> None:
         self.uri = uri
         self.policies = dict(policies)
-        settings: dict[str, Any] = {}
-        if uri.startswith("async+redis"):
-            settings = {
-                "implementation": "redispy",
-                "key_prefix": f"{key_prefix}{KEY_PREFIX}",
-                "socket_timeout": 2.0,
-                "socket_connect_timeout": 2.0,
-                **(options or {}),
-            }
-        storage = storage_from_string(uri, **settings)
-        assert isinstance(storage, Storage), "an async+ storage URI"
+        storage = counting_storage(uri, key_prefix=f"{key_prefix}{KEY_PREFIX}", what="limits",
+                                   max_connections=MAX_CONNECTIONS)
         self.storage = storage
         self.items = {
             name: RateLimitItemPerSecond(policy.quota, policy.window, namespace="skyline")

@@ -18,16 +18,17 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from limits import RateLimitItemPerSecond
-from limits.aio.storage import Storage
 from limits.aio.strategies import FixedWindowRateLimiter
-from limits.storage import storage_from_string
+
+from service.limits.storage import counting_storage
 
 log = logging.getLogger("skyline.webhooks")
 
 FAILURE_LOG_SECONDS = 60.0
+MAX_CONNECTIONS = 4
+"""Redis connections the guest budgets of one process use at most (per node on a cluster)."""
 DROP_LOG_SECONDS = 60.0
 KEY_PREFIX = "limits"
 
@@ -71,13 +72,8 @@ class GuestBudget:
 
     def __init__(self, uri: str, *, per_guest: Window | None, per_app: Window | None,
                  key_prefix: str = "") -> None:
-        settings: dict[str, Any] = {}
-        if uri.startswith("async+redis"):
-            settings = {"implementation": "redispy", "key_prefix": f"{key_prefix}{KEY_PREFIX}",
-                        "socket_timeout": 2.0, "socket_connect_timeout": 2.0,
-                        "max_connections": 8}
-        storage = storage_from_string(uri, **settings)
-        assert isinstance(storage, Storage), "an async+ storage URI"
+        storage = counting_storage(uri, key_prefix=f"{key_prefix}{KEY_PREFIX}",
+                                   what="webhook-budget", max_connections=MAX_CONNECTIONS)
         self.storage = storage
         self.limiter = FixedWindowRateLimiter(storage)
         self.per_guest = None if per_guest is None else RateLimitItemPerSecond(

@@ -27,7 +27,7 @@ from .base import (
     StoreUnavailable,
     write_tag,
 )
-from .redis import DEFAULT_MAX_CONNECTIONS, RedisStore
+from .redis import DEFAULT_MAX_CONNECTIONS, RedisStore, connection_name
 from .sqlite import DEFAULT_FILENAME, SqliteStore, StoreFileError, StoreInUse
 
 __all__ = [
@@ -76,10 +76,12 @@ def open_store(
     opened now and raises ``StoreFileError`` when it cannot be used."""
     if redis_cluster:
         return RedisStore.from_cluster_nodes(
-            redis_cluster, prefix=prefix, max_connections=redis_max_connections
+            redis_cluster, prefix=prefix, max_connections=redis_max_connections,
+            client_name=connection_name("store"),
         )
     if redis_url:
-        return RedisStore.from_url(redis_url, prefix=prefix, max_connections=redis_max_connections)
+        return RedisStore.from_url(redis_url, prefix=prefix, max_connections=redis_max_connections,
+                                   client_name=connection_name("store"))
     if os.fspath(data_dir) == ":memory:":
         return SqliteStore(":memory:")
     return SqliteStore(os.path.join(data_dir, DEFAULT_FILENAME))

@@ -162,7 +162,9 @@ their replies late, e.g. under a connection storm) is waited out, up to ``POOL_Q
 ``max_connections`` + 1 connections to a single Redis and, on a cluster, ``max_connections``
 per node plus one pub/sub connection per shard primary with watched matches (and the one the
 cluster client keeps from discovering the topology), whatever the number of watchers.
-``client_name=`` names them all (``CLIENT SETNAME``).
+``client_name=`` names them all (``CLIENT SETNAME``); ``open_store`` names them
+``skyline-store-<pid>`` (``connection_name``), as the rate limits name theirs
+``skyline-limits-<pid>`` (``service.limits.storage``; deploy/README.md "Connections").
 
 Due signals (bot seats)
 -----------------------
@@ -204,6 +206,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import random
 import secrets
 import time
@@ -562,6 +565,13 @@ def _text(value: bytes | str) -> str:
 class PoolExhausted(RedisConnectionError):
     """Every command connection stayed busy for the whole pool timeout (overload, not an
     outage: not retried, and it does not mark the store down)."""
+
+
+def connection_name(what: str) -> str:
+    """The ``CLIENT SETNAME`` of this process's connections for ``what`` (``store``,
+    ``limits`` ...): ``skyline-<what>-<pid>``, so that ``CLIENT LIST`` tells an operator
+    which process, and which part of it, holds each connection."""
+    return f"skyline-{what}-{os.getpid()}"
 
 
 class _BoundedPool(BlockingConnectionPool):
