@@ -22,12 +22,15 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from service.clocks import OnTimeout, SeatClock, TimeControl, deadline_of
 from service.games.base import JSON
 
 from . import logdict
+
+SeatStatus = Literal["playing", "away", "resigned", "forfeited"]
+"""How a player holds a seat it held once the game began (``MatchRecord.seat_history``)."""
 
 MAX_IDEMPOTENCY_KEYS = 16
 """Recent Idempotency-Keys remembered per match (oldest forgotten first)."""
@@ -232,6 +235,37 @@ class MatchRecord:
             if bound is not None and bound.player == player:
                 return seat
         return None
+
+    def seat_history(self, app: str, player: str) -> tuple[int, SeatStatus] | None:
+        """The seat ``player`` of ``app`` holds or held once the game began, and how it left
+        it: ``playing`` (bound to it now), ``away`` (a bot holds it for the player, who may
+        take it back), ``resigned`` or ``forfeited`` (out: resigned, timed out under the
+        ``forfeit`` policy); None when the player never held a seat here (or left it while
+        the match waited for players)."""
+        seat = self.player_seat(app, player)
+        if seat is not None:
+            return seat, "playing"
+        if app != self.app:
+            return None
+        for seat, gone in sorted(self.away.items()):
+            if gone.player is None or gone.player.player != player:
+                continue
+            if seat not in self.forfeited:
+                return seat, "away"
+            return seat, "resigned" if gone.reason == "resign" else "forfeited"
+        return None
+
+    def seats_held(self) -> dict[str, int]:
+        """player -> seat for every player who holds a seat or held one a bot took over
+        (``seat_history``)."""
+        found: dict[str, int] = {}
+        for seat, bound in enumerate(self.seat_players):
+            if bound is not None:
+                found.setdefault(bound.player, seat)
+        for seat, gone in sorted(self.away.items()):
+            if gone.player is not None:
+                found.setdefault(gone.player.player, seat)
+        return found
 
     def deadlines(self) -> dict[int, int]:
         """seat -> when its running clock runs out (ms, the store's clock), for each seat a

@@ -1,5 +1,6 @@
-"""The player feed's events, derived from one stored match version: which bound players it
-concerns and what it tells each (``your_turn`` when a seat *becomes* active, the match
+"""The player feed's events, derived from one stored match version: which players it
+concerns (those bound to a seat, and those whose seat a bot took over: they still hear how
+the match ends) and what it tells each (``your_turn`` when a seat *becomes* active, the match
 started or finished, a seat that changed). Pure: the same version always gives the same
 events, whichever replica derives it, so appending them is safe to repeat
 (``feed.py``)."""
@@ -144,14 +145,15 @@ def _invited(match_id: str, version: int, before: MatchRecord | None,
 
 
 def _bound(before: MatchRecord | None, after: MatchRecord) -> dict[str, int]:
-    """player -> seat for every player bound to a seat in ``before`` or ``after``."""
+    """player -> seat for every player who holds a seat in ``before`` or ``after``, or held
+    one a bot took over (``MatchRecord.seats_held``): a player whose seat a bot holds, or
+    who resigned or forfeited, is still told how the match ends (``match_finished``)."""
     found: dict[str, int] = {}
     for record in (before, after):
         if record is None:
             continue
-        for seat, holder in enumerate(record.seat_players):
-            if holder is not None:
-                found.setdefault(holder.player, seat)
+        for player, seat in record.seats_held().items():
+            found.setdefault(player, seat)
     return found
 
 

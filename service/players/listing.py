@@ -7,6 +7,14 @@ the last member of a page -- stays valid under any concurrent write, and paging 
 or skips a match (a match created meanwhile sorts before the cursor). The index entry is
 written before the match itself (``matches.create``): an entry whose match does not exist
 (a replica died between the two writes, or the match expired) is skipped, never shown.
+
+The index is a player's history: an entry is never taken out. Every match the player ever
+held a seat in is listed, with how it holds it now (``MyMatch.seat_status``, from the
+record: its bound seat, or ``away``/``resigned``/``forfeited`` from the seat a bot took,
+``MatchRecord.seat_history``); a seat left while the match waited for players is not
+listed. A page filtered by status or turn reads on through the index (at most ``SCAN_MAX``
+entries) until it is full, so that paging a long history of finished matches takes few
+requests.
 """
 
 from __future__ import annotations
@@ -28,6 +36,12 @@ from .apps import match_url
 from .docs import guard
 from .models import MY_MATCHES_MAX, MyMatch, MyMatchesPage
 from .records import MATCHES_INDEX, AppRecord, player_key
+
+SCAN_MAX = 1000
+"""The most index entries one page reads (a filtered page that found fewer than ``limit``
+matches by then ends there, with a cursor to go on)."""
+BATCH = 100
+"""Index entries read (and their matches loaded) per round of a filtered page."""
 
 MEMBER = re.compile(r"^[0-9]{13}\.[A-Za-z0-9_-]{1,64}$")
 EPOCH_MS = 10**13
@@ -79,32 +93,44 @@ class Listing:
                               "status must be waiting, active, finished or cancelled.")
         size = check_limit(limit)
         after = decode_cursor(cursor)
-        members = await guard(
-            self.store.index_page(player_key(player), MATCHES_INDEX, after=after, limit=size)
-        )
-        ids = [m.partition(".")[2] for m in members]
-        loaded = await self.matches.load_records(ids)
-        items = []
-        for match_id, found in zip(ids, loaded, strict=True):
-            if found is None:
-                continue
-            item = self._item(app, player, match_id, *found)
-            if item is None or (status is not None and item.status != status):
-                continue
-            if mine and not item.your_turn:
-                continue
-            items.append(item)
-        more = len(members) == size
-        return MyMatchesPage(items=items,
-                             next_cursor=encode_cursor(members[-1]) if more else None)
+        filtered = status is not None or mine
+        items: list[MyMatch] = []
+        scanned = 0
+        while True:
+            batch = min(BATCH if filtered else size, SCAN_MAX - scanned)
+            members = await guard(
+                self.store.index_page(player_key(player), MATCHES_INDEX, after=after,
+                                      limit=batch)
+            )
+            ids = [m.partition(".")[2] for m in members]
+            loaded = await self.matches.load_records(ids)
+            for entry, match_id, found in zip(members, ids, loaded, strict=True):
+                scanned += 1
+                after = entry
+                if found is None:
+                    continue
+                item = self._item(app, player, match_id, *found)
+                if item is None or (status is not None and item.status != status):
+                    continue
+                if mine and not item.your_turn:
+                    continue
+                items.append(item)
+                if len(items) == size:
+                    return MyMatchesPage(items=items, next_cursor=encode_cursor(entry))
+            if len(members) < batch:
+                return MyMatchesPage(items=items, next_cursor=None)
+            if scanned >= SCAN_MAX:
+                assert after is not None
+                return MyMatchesPage(items=items, next_cursor=encode_cursor(after))
 
     @staticmethod
     def _item(
         app: AppRecord, player: str, match_id: str, version: int, record: MatchRecord
     ) -> MyMatch | None:
-        seat = record.player_seat(app.id, player)
-        if seat is None:
-            return None  # not this player's (the seat was handed to a bot)
+        held = record.seat_history(app.id, player)
+        if held is None:
+            return None  # never this player's (or left while the match waited)
+        seat, seat_status = held
         engine = get_engine(record.game)
         if record.started:
             state = engine.loads(record.state)
@@ -115,9 +141,11 @@ class Listing:
             active, status = [], record.phase
         return MyMatch(
             match_id=match_id, game=record.game,
-            status=status, seat=seat, visibility=record.visibility, name=record.name,
+            status=status, seat=seat, seat_status=seat_status,
+            visibility=record.visibility, name=record.name,
             labels=dict(record.labels),
-            players=holders(record), active_seats=active, your_turn=seat in active,
+            players=holders(record), active_seats=active,
+            your_turn=seat_status == "playing" and seat in active,
             version=version, created_at=_time(record.created), updated_at=_time(record.updated),
             url=match_url(app, match_id), seed_chosen=seeds.chosen(record),
         )

@@ -10,10 +10,19 @@ from pydantic import Field
 
 from service.matches.models import InputModel, MatchState, SeatHolder, Visibility, WireModel
 from service.matches.outcome import MatchOutcome
+from service.matches.records import SeatStatus
 
 MY_MATCHES_MAX = 100
 """The most items one page of "my matches" holds (``limit``'s maximum)."""
 MY_MATCHES_DEFAULT = 20
+
+SEAT_STATUS_DESCRIPTION = (
+    "How the player holds (or left) its seat: `playing` (the seat is the player's), `away` "
+    "(a bot holds it for the player, after a hand-over or a timeout under the `bot` policy; "
+    "the player may take it back), `resigned` (the player resigned), `forfeited` (its time "
+    "ran out under the `forfeit` policy). A player's matches list every match it ever held a "
+    "seat in."
+)
 
 
 class CreatePlayerRequest(InputModel):
@@ -55,9 +64,11 @@ class MyMatch(WireModel):
         description="As the match state's `status` (an open list)."
     )
     seat: int = Field(description="The player's seat in the match.")
+    seat_status: SeatStatus = Field(default="playing", description=SEAT_STATUS_DESCRIPTION)
     players: list[SeatHolder] = Field(description="Who sits in each seat.")
     active_seats: list[int] = Field(description="Seats that may act now (whose turn it is).")
-    your_turn: bool = Field(description="Whether the player's seat may act now.")
+    your_turn: bool = Field(description="Whether the player's seat may act now (never for a "
+                            "seat the player no longer holds).")
     version: int
     created_at: datetime
     updated_at: datetime = Field(description="RFC 3339, UTC: the match's last write.")
@@ -119,7 +130,9 @@ class MatchStartedEvent(FeedEventBase):
 
 
 class MatchFinishedEvent(FeedEventBase):
-    """A match the player sits in is over."""
+    """A match the player held a seat in is over: told to every player who held a seat once
+    the game began, also when a bot holds it for the player (a hand-over, a timeout under
+    the `bot` policy) or the player resigned or forfeited it (`seat`: that seat)."""
 
     kind: Literal["match_finished"] = "match_finished"
     result: MatchOutcome = Field(description="Final scores (what everyone may see) and "

@@ -20,6 +20,14 @@ class MatchStatusFilter(Enum):
     CANCELLED = "cancelled"
 
 
+@strawberry.enum(description=models.SEAT_STATUS_DESCRIPTION)
+class SeatStatus(Enum):
+    PLAYING = "playing"
+    AWAY = "away"
+    RESIGNED = "resigned"
+    FORFEITED = "forfeited"
+
+
 @strawberry.type(name="Player", description="A player: its id, display name and app.")
 class PlayerType:
     id: strawberry.ID
@@ -71,9 +79,12 @@ class MyMatch:
         "list)."
     )
     seat: int = strawberry.field(description="The player's seat.")
+    seat_status: SeatStatus = strawberry.field(description=models.SEAT_STATUS_DESCRIPTION)
     players: list[SeatHolder]
     active_seats: list[int]
-    your_turn: bool
+    your_turn: bool = strawberry.field(
+        description=models.MyMatch.model_fields["your_turn"].description
+    )
     version: int
     created_at: str = strawberry.field(description="RFC 3339, UTC.")
     updated_at: str = strawberry.field(description="RFC 3339, UTC: the last write.")
@@ -110,7 +121,8 @@ class MyMatchesPage:
             items=[
                 MyMatch(
                     match_id=strawberry.ID(item.match_id), game=item.game, status=item.status,
-                    seat=item.seat, players=[seat_holder(h) for h in item.players],
+                    seat=item.seat, seat_status=SeatStatus(item.seat_status),
+                    players=[seat_holder(h) for h in item.players],
                     active_seats=list(item.active_seats), your_turn=item.your_turn,
                     version=item.version, created_at=str(raw["createdAt"]),
                     updated_at=str(raw["updatedAt"]), url=item.url,
