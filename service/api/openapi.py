@@ -131,8 +131,7 @@ def _shared_create_fields() -> dict[str, Any]:
     later), as the request model has them."""
     fields = CreateMatchRequest.model_fields
     return {name: (field.annotation, field)
-            for name, field in fields.items() if name not in PER_VARIANT
-            and name in ("visibility", "name", "labels")}
+            for name, field in fields.items() if name not in PER_VARIANT}
 
 
 def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
