@@ -3,8 +3,8 @@ servers use (Redis, or the embedded store while no server holds it).
 
 ``add NAME`` prints the new app's id and its API key (shown once); ``list`` the apps;
 ``rotate-key APP`` a new key (the old one stops working at once); ``revoke APP`` ends the
-key; ``set APP`` changes guests, the match URL template, the JWKS URL or adds an HS256
-secret (printed once).
+key; ``set APP`` changes guests, the match URL template, the JWKS URL, or adds, rotates or
+removes an HS256 secret (a new secret is printed once: ``hs256Secret`` with ``--json``).
 """
 
 from __future__ import annotations
@@ -36,8 +36,15 @@ def add_apps_parser(
     change = sub.add_parser("set", help="change an app's settings")
     change.add_argument("app")
     _settings_flags(change)
-    change.add_argument("--add-hs256-kid", metavar="KID",
-                        help="add an HS256 secret under this key id (printed once)")
+    kids = change.add_mutually_exclusive_group()
+    kids.add_argument("--add-hs256-kid", metavar="KID",
+                      help="add an HS256 secret under this new key id (printed once, also "
+                      "as hs256Secret with --json); a kid the app has already is refused")
+    kids.add_argument("--rotate-hs256-kid", metavar="KID",
+                      help="replace the HS256 secret of this existing key id (printed once; "
+                      "JWTs signed with the old one stop verifying)")
+    kids.add_argument("--remove-hs256-kid", metavar="KID",
+                      help="drop this key id: JWTs signed under it stop verifying")
     for parser in (add, sub.choices["list"], rotate, revoke, change):
         add_store_flags(parser)
         parser.add_argument("--json", action="store_true", help="print JSON")
@@ -127,13 +134,21 @@ async def _command(apps: Any, args: Any) -> list[str]:
     changes = _changes(args)
     app = await apps.change(args.app, **changes) if changes else await apps.require_existing(
         args.app)
-    if args.add_hs256_kid:
-        secret = await apps.add_hs256_secret(args.app, args.add_hs256_kid)
-        lines.append(f"hs256 secret for kid {args.add_hs256_kid} (shown once, base64url): "
-                     f"{secret}")
+    kid = args.add_hs256_kid or args.rotate_hs256_kid
+    secret: str | None = None
+    if kid:
+        secret = await apps.add_hs256_secret(args.app, kid,
+                                             rotate=args.rotate_hs256_kid is not None)
+        lines.append(f"hs256 secret for kid {kid} (shown once, base64url): {secret}")
         app = await apps.require_existing(args.app)
+    if args.remove_hs256_kid:
+        app = await apps.remove_hs256_kid(args.app, args.remove_hs256_kid)
+        lines.append(f"hs256 kid {args.remove_hs256_kid} removed")
     if args.json:
-        return [json.dumps(_row(app))]
+        row = _row(app)
+        if secret is not None:  # shown once: the only place a script can read it
+            row |= {"hs256Kid": kid, "hs256Secret": secret}
+        return [json.dumps(row)]
     return [f"app {app.id} ({app.name}) updated", *lines]
 
 

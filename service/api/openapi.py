@@ -120,12 +120,18 @@ def _bot_kinds(engine: Engine[Any]) -> tuple[str, ...]:
     return ("random", "greedy", "search")
 
 
-def _table_fields() -> dict[str, Any]:
-    """``visibility``, ``name`` and ``labels`` of every create variant, as the request model
-    has them."""
+PER_VARIANT = frozenset({"game", "players", "options", "seed", "bots", "seats"})
+"""The create fields each variant types itself (per game and player count); every other
+field of ``CreateMatchRequest`` is copied into each variant as the server has it."""
+
+
+def _shared_create_fields() -> dict[str, Any]:
+    """Every field the server accepts on a new match beyond those typed per variant
+    (``visibility``, ``name``, ``labels``, ``timeControl``, ``onTimeout``, and any added
+    later), as the request model has them."""
     fields = CreateMatchRequest.model_fields
-    return {name: (fields[name].annotation, fields[name])
-            for name in ("visibility", "name", "labels")}
+    return {name: (field.annotation, field)
+            for name, field in fields.items() if name not in PER_VARIANT}
 
 
 def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
@@ -163,7 +169,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                         "no token, a worker plays them.",
                     ),
                 ),
-                **_table_fields(),
+                **_shared_create_fields(),
             )
         )
         variants.append(
@@ -187,7 +193,7 @@ def _create_variants(engine: Engine[Any]) -> list[type[BaseModel]]:
                           "(`me`: the caller), an app's user, a bot, or an open seat (the "
                           "match then waits for players: docs/lobby.md)."),
                 ),
-                **_table_fields(),
+                **_shared_create_fields(),
             )
         )
     return variants
@@ -1305,7 +1311,8 @@ def build_openapi() -> dict[str, Any]:
     schemas["CreateMatchRequest"]["title"] = "CreateMatchRequest"
     _require_discriminators(schemas, schemas)
     _problem_schema(schemas)
-    _optional_without_default(schemas)
+    paths = _declare_languages(_declare_rate_limits(_declare_public(_paths())))
+    _optional_without_default(schemas, request_bodies(paths))
     schemas.update(_stream_event_schemas())
     feed = schemas.pop("PlayerFeedEventBody")["properties"]["body"]
     feed["title"] = "PlayerFeedEvent"
@@ -1322,7 +1329,7 @@ def build_openapi() -> dict[str, Any]:
             "RFC 9457 problem details with a stable `code`. See docs/api.md.",
         },
         "servers": [{"url": "/"}],
-        "paths": _declare_languages(_declare_rate_limits(_declare_public(_paths()))),
+        "paths": paths,
         "components": {
             "schemas": schemas,
             "securitySchemes": SECURITY_SCHEMES,
@@ -1424,8 +1431,6 @@ def _declare_rate_limits(paths: dict[str, Any]) -> dict[str, Any]:
     return paths
 
 
-REQUEST_BODIES = ("CreateMatchRequest", "ActRequest", "HandSeatRequest",
-                  "CreateWebhookRequest", "UpdateWebhookRequest")
 STATE_EVENT = "MatchStateEvent"
 PATCH_EVENT = "MatchPatchEvent"
 OTHER_STREAM_EVENT = "OtherStreamEvent"
@@ -1433,8 +1438,17 @@ REVOKED_EVENT = "MatchRevokedEvent"
 STREAM_EVENT = "MatchStreamEvent"
 
 
-def _optional_without_default(schemas: dict[str, Any]) -> None:
-    """An optional property of a request body is published without ``default``.
+def request_bodies(paths: dict[str, Any]) -> list[str]:
+    """The schemas every operation's request body names (read from the paths, so that a
+    body added later is covered too)."""
+    return sorted({ref.rsplit("/", 1)[-1]
+                   for item in paths.values() for operation in item.values()
+                   for ref in _refs_in(operation.get("requestBody", {}))})
+
+
+def _optional_without_default(schemas: dict[str, Any], bodies: list[str]) -> None:
+    """An optional property of a request body (or of any schema it uses) is published
+    without ``default``.
 
     Generators read a ``default`` as "always present": openapi-typescript 7 types such a
     property as required (``options: Ny1901Options | null``), so a body that leaves it out --
@@ -1442,7 +1456,7 @@ def _optional_without_default(schemas: dict[str, Any]) -> None:
     the description states it (when it is not null).
     """
     names: set[str] = set()
-    todo = [*REQUEST_BODIES]
+    todo = [*bodies]
     while todo:
         name = todo.pop()
         if name in names or name not in schemas:

@@ -27,6 +27,8 @@ DEFAULT_APP = credentials.DEFAULT_APP_ID
 URL_TEMPLATE_FIELD = "{matchId}"
 CACHE_SECONDS = 30.0
 CACHE_SIZE = 1024
+MAX_KID_LENGTH = 128
+"""An HS256 key id is 1 to 128 characters (a JWT header's ``kid``)."""
 
 
 class Apps:
@@ -131,12 +133,45 @@ class Apps:
         in; its players and matches stay."""
         return await self.change(app_id, key=None, revoked=True)
 
-    async def add_hs256_secret(self, app_id: str, kid: str) -> str:
-        """A new HS256 secret under ``kid`` (shown once); other kids keep working."""
+    async def add_hs256_secret(self, app_id: str, kid: str, *, rotate: bool = False) -> str:
+        """A new HS256 secret under ``kid`` (shown once); other kids keep working. A kid the
+        app has already is refused (its secret is never silently replaced) unless
+        ``rotate``, which replaces the secret of a kid the app has (and refuses an unknown
+        one). Atomic: two operators adding at once never lose either's kid."""
+        if not kid or len(kid) > MAX_KID_LENGTH:
+            raise ValueError(f"a kid is 1 to {MAX_KID_LENGTH} characters")
         secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
-        app = await self.require_existing(app_id)
-        await self.change(app_id, hs256={**app.hs256, kid: secret})
+        await self.require_existing(app_id)
+
+        def put(data: bytes | None) -> bytes | None:
+            if data is None:
+                return None
+            app = AppRecord.decode(data)
+            if kid in app.hs256 and not rotate:
+                raise ValueError(f"app {app_id} has a secret under kid {kid!r} already "
+                                 "(--rotate-hs256-kid replaces it, --remove-hs256-kid "
+                                 "drops it)")
+            if kid not in app.hs256 and rotate:
+                raise ValueError(f"app {app_id} has no kid {kid!r} to rotate")
+            return app.but(hs256={**app.hs256, kid: secret}).encode()
+
+        await self.docs.update(app_key(app_id), put)
         return secret
+
+    async def remove_hs256_kid(self, app_id: str, kid: str) -> AppRecord:
+        """JWTs signed under ``kid`` stop verifying at once; other kids keep working."""
+        await self.require_existing(app_id)
+
+        def drop(data: bytes | None) -> bytes | None:
+            if data is None:
+                return None
+            app = AppRecord.decode(data)
+            if kid not in app.hs256:
+                raise ValueError(f"app {app_id} has no kid {kid!r}")
+            return app.but(hs256={k: v for k, v in app.hs256.items() if k != kid}).encode()
+
+        await self.docs.update(app_key(app_id), drop)
+        return await self.require_existing(app_id)
 
     async def jwt_keys(self, app_id: str) -> AppJwtKeys | None:
         """What verifies the app's JWTs (``JwtVerifier``'s ``keys_of``)."""

@@ -108,3 +108,59 @@ def test_apps_on_redis(redis_url: str, redis_prefix: str) -> None:
 
     import asyncio
     asyncio.run(check())
+
+
+def _secret_of(app_id: str, kid: str, data_dir: Path) -> str | None:
+    async def read() -> str | None:
+        store = SqliteStore(str(data_dir / "skyline.sqlite3"))
+        try:
+            app = await Apps(Docs(store)).get(app_id)
+            assert app is not None
+            return app.hs256.get(kid)
+        finally:
+            await store.close()
+
+    import asyncio
+    return asyncio.run(read())
+
+
+def test_a_new_hs256_secret_is_in_the_json_and_a_kid_is_never_silently_replaced(
+    tmp_path: Path,
+) -> None:
+    """Issue 30 item 8: ``--json`` carries the one-time secret; issue 31 item 12: adding a
+    kid the app has is refused (the secret stays), rotating and removing are explicit."""
+    where = ["--data-dir", str(tmp_path), "--json"]
+    added = _json(skyline("add", "Acme", *where))
+    assert isinstance(added, dict)
+    app_id = added["appId"]
+    first = _json(skyline("set", app_id, "--add-hs256-kid", "k1", *where))
+    assert isinstance(first, dict)
+    assert first["hs256Kid"] == "k1" and first["hs256Kids"] == ["k1"]
+    secret = first["hs256Secret"]
+    assert isinstance(secret, str) and len(secret) == 43  # 32 bytes, base64url
+    assert _secret_of(app_id, "k1", tmp_path) == secret  # the very secret the server checks
+
+    again = skyline("set", app_id, "--add-hs256-kid", "k1", *where)
+    assert again.returncode == 1 and again.stdout == ""
+    assert "k1" in again.stderr and "--rotate-hs256-kid" in again.stderr
+    assert _secret_of(app_id, "k1", tmp_path) == secret
+
+    unknown = skyline("set", app_id, "--rotate-hs256-kid", "k9", *where)
+    assert unknown.returncode == 1 and "k9" in unknown.stderr
+    rotated = _json(skyline("set", app_id, "--rotate-hs256-kid", "k1", *where))
+    assert isinstance(rotated, dict) and rotated["hs256Kid"] == "k1"
+    assert rotated["hs256Secret"] not in (secret, None)
+    assert _secret_of(app_id, "k1", tmp_path) == rotated["hs256Secret"]
+
+    second = _json(skyline("set", app_id, "--add-hs256-kid", "k2", *where))
+    assert isinstance(second, dict) and second["hs256Kids"] == ["k1", "k2"]
+    removed = _json(skyline("set", app_id, "--remove-hs256-kid", "k1", *where))
+    assert isinstance(removed, dict) and removed["hs256Kids"] == ["k2"]
+    assert "hs256Secret" not in removed  # nothing new to show
+    assert _secret_of(app_id, "k1", tmp_path) is None
+    gone = skyline("set", app_id, "--remove-hs256-kid", "k1", *where)
+    assert gone.returncode == 1 and "k1" in gone.stderr
+    # Text output prints the secret too (as before).
+    text = skyline("set", app_id, "--add-hs256-kid", "k3", "--data-dir", str(tmp_path))
+    assert text.returncode == 0
+    assert _secret_of(app_id, "k3", tmp_path) in text.stdout
