@@ -51,7 +51,8 @@ from service.metrics import Metrics
 from service.notify import WebhookService, WebhookSettings
 from service.players import PlayerService
 from service.players.service import DEFAULT_AUDIENCE
-from service.store import DEFAULT_DATA_DIR, DocStore, MatchStore, SqliteStore
+from service.store import DEFAULT_DATA_DIR, DocStore, MatchStore, Schedules, SqliteStore
+from service.workers.heartbeat import BEAT_SECONDS, DEFAULT_STALE_SECONDS
 
 log = logging.getLogger("skyline")
 
@@ -119,9 +120,15 @@ class Settings:
     limits: LimitSettings = field(default_factory=LimitSettings)
     """Rate limits per client and quotas of unfinished matches per creator, on by default
     (``--rate-limits``, ``--rate-create`` ..., ``--quota-*``; ``service.limits``)."""
-    worker: bool | None = None
-    """Run the bot worker in this process; None: only on the embedded store (on Redis, run
-    ``skyline worker`` processes, or ``serve --worker``)."""
+    worker: bool = True
+    """Run the worker loops (bots, clocks, webhooks) in this process, on any store (``serve
+    --no-worker``: off; then ``skyline worker`` processes must run, or bot seats, deadlines
+    and webhooks wait and ``/readyz`` says ``degraded``)."""
+    heartbeat_seconds: float = BEAT_SECONDS
+    """Seconds between two heartbeats of this process's worker loops (``--heartbeat-seconds``)."""
+    worker_stale_seconds: float = DEFAULT_STALE_SECONDS
+    """``/readyz`` reports ``degraded`` when no worker (in any process) has beaten for this
+    long (``--worker-stale-seconds``; 0: no worker check)."""
     worker_options: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of ``service.workers.bots.BotWorker`` (concurrency, budget ...)."""
     webhooks: WebhookSettings = field(default_factory=WebhookSettings)
@@ -257,7 +264,6 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     routes += [*picture_routes(), *web_routes()]
 
     embedded = isinstance(the_store, SqliteStore)
-    in_process_worker = settings.worker if settings.worker is not None else embedded
     worker_options = dict(settings.worker_options)
     if embedded:
         # One process owns the file: a fixed name lets a restarted server take back at once
@@ -266,44 +272,41 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        worker = task = None
-        if in_process_worker:
+        app.state.worker = app.state.webhook_worker = app.state.clock_worker = None
+        app.state.heartbeat = None
+        loops: list[tuple[Any, asyncio.Task[None]]] = []
+        if settings.worker:
             from service.workers.bots import BotWorker
-
-            worker = BotWorker(match_service, **worker_options)
-            task = asyncio.create_task(worker.run())
-        app.state.worker = worker
-        webhook_worker = webhook_task = None
-        if in_process_worker:
+            from service.workers.clocks import ClockWorker
+            from service.workers.heartbeat import Heartbeat, member_name
             from service.workers.webhooks import WebhookWorker
 
-            webhook_worker = WebhookWorker(webhook_service)
-            webhook_task = asyncio.create_task(webhook_worker.run())
-        app.state.webhook_worker = webhook_worker
-        clock_worker = clock_task = None
-        if in_process_worker:
-            from service.workers.clocks import ClockWorker
-
-            clock_worker = ClockWorker(match_service.timeouts)
-            clock_task = asyncio.create_task(clock_worker.run())
-        app.state.clock_worker = clock_worker
+            worker = BotWorker(match_service, **worker_options)
+            app.state.worker = worker
+            app.state.webhook_worker = WebhookWorker(webhook_service)
+            app.state.clock_worker = ClockWorker(match_service.timeouts)
+            for name, loop in (("bots", worker), ("webhooks", app.state.webhook_worker),
+                               ("clocks", app.state.clock_worker)):
+                loops.append((loop, asyncio.create_task(loop.run(), name=name)))
+            heartbeat = Heartbeat(cast(Schedules, the_store), member_name("serve"),
+                                  [task for _, task in loops],
+                                  interval=settings.heartbeat_seconds)
+            app.state.heartbeat = heartbeat
+            loops.append((heartbeat, asyncio.create_task(heartbeat.run(), name="heartbeat")))
         try:
             yield
         finally:
-            if clock_worker is not None and clock_task is not None:
-                clock_worker.stop()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await clock_task
-            if webhook_worker is not None and webhook_task is not None:
-                webhook_worker.stop()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await webhook_task
-            await webhook_service.aclose()
-            if worker is not None and task is not None:
-                worker.stop()
-                task.cancel()
+            # The heartbeat first (no beat for loops that are stopping), the bots last.
+            for loop, task in reversed(loops):
+                loop.stop()
+                if loop is app.state.worker:
+                    task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+                if loop is app.state.webhook_worker:
+                    await webhook_service.aclose()
+            if not loops:
+                await webhook_service.aclose()
             await player_service.aclose()
             await limits.aclose()
             if own_store:

@@ -29,6 +29,8 @@ DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024  # service.api.serving, likewise
 DEFAULT_GUEST_BUDGET = "120/60"  # service.notify.budget (not imported here: it loads the service)
 DEFAULT_GUEST_APP_BUDGET = "1200/60"
+DEFAULT_BEAT_SECONDS = 5.0  # service.workers.heartbeat, likewise
+DEFAULT_STALE_SECONDS = 30.0
 ROOT = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = Path("openapi") / "openapi.json"
 GRAPHQL_PATH = Path("schema.graphql")
@@ -158,6 +160,16 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
             help=f"unfinished matches one {who} may have created (SKYLINE_QUOTA_"
             f"{kind.upper()}; default {default_quota}; 0: no cap)",
         )
+
+
+def _add_heartbeat_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--heartbeat-seconds", type=_seconds,
+        default=_env("HEARTBEAT_SECONDS", DEFAULT_BEAT_SECONDS, _seconds),
+        help="seconds between two heartbeats the worker loops write to the store "
+        f"(SKYLINE_HEARTBEAT_SECONDS; default {DEFAULT_BEAT_SECONDS:g}); keep it well under "
+        "the servers' --worker-stale-seconds",
+    )
 
 
 def _networks(value: str) -> tuple[str, ...]:
@@ -290,7 +302,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         allow_chosen_seeds=args.allow_chosen_seeds,
         min_move_seconds=args.min_seconds_per_move,
         limits=_limit_settings(args),
-        worker=True if args.worker else None,
+        worker=args.worker,
+        heartbeat_seconds=args.heartbeat_seconds,
+        worker_stale_seconds=args.worker_stale_seconds,
         worker_options={"budget": args.bot_budget, "concurrency": args.worker_concurrency},
         webhooks=_webhook_settings(args),
     )
@@ -368,6 +382,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     from service.store import open_store
     from service.workers.bots import BotWorker
     from service.workers.clocks import ClockWorker
+    from service.workers.heartbeat import Heartbeat, member_name
     from service.workers.webhooks import WebhookWorker
 
     if not (args.redis_url or args.redis_cluster):
@@ -409,13 +424,19 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         thinking = f"{worker.processes} processes" if worker.processes else "threads"
         print(f"skyline: bot worker {worker.consumer} (concurrency {worker.concurrency}, "
               f"thinking in {thinking})", flush=True)
-        delivering = asyncio.create_task(webhook_worker.run())
-        timing = asyncio.create_task(clock_worker.run())
+        delivering = asyncio.create_task(webhook_worker.run(), name="webhooks")
+        timing = asyncio.create_task(clock_worker.run(), name="clocks")
+        playing = asyncio.create_task(worker.run(), name="bots")
+        heartbeat = Heartbeat(cast(Any, store), member_name("worker", worker.consumer),
+                              [delivering, timing, playing], interval=args.heartbeat_seconds)
+        beating = asyncio.create_task(heartbeat.run(), name="heartbeat")
         try:
-            await worker.run()
+            await playing
         finally:
+            heartbeat.stop()
             webhook_worker.stop()
             clock_worker.stop()
+            await beating
             await delivering
             await timing
             await webhooks.aclose()
@@ -874,10 +895,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_limit_flags(serve)
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"), help="SKYLINE_LOG_LEVEL")
     serve.add_argument(
-        "--worker", action="store_true", default=_env("WORKER", False, _flag),
-        help="also play bot seats in this process (always on with the embedded store; on "
-        "Redis run `skyline worker` processes instead) (SKYLINE_WORKER)",
+        "--worker", action=argparse.BooleanOptionalAction, default=_env("WORKER", True, _flag),
+        help="run the worker loops in this process: bot seats, deadlines of timed matches, "
+        "webhooks (SKYLINE_WORKER; on by default, on any store). --no-worker (SKYLINE_WORKER="
+        "0): leave them to `skyline worker` processes (scale, search bots); with none "
+        "running they wait, and /readyz says degraded",
     )
+    serve.add_argument(
+        "--worker-stale-seconds", type=_seconds,
+        default=_env("WORKER_STALE_SECONDS", DEFAULT_STALE_SECONDS, _seconds),
+        help="/readyz reports degraded (HTTP 200, the reason in `checks`) when no worker, in "
+        "this process or another, has written a heartbeat for this long "
+        f"(SKYLINE_WORKER_STALE_SECONDS; default {DEFAULT_STALE_SECONDS:g}; 0: no check)",
+    )
+    _add_heartbeat_flag(serve)
     _add_bot_flags(serve, "--worker-concurrency")
     _add_webhook_flags(serve)
     _add_policy_flag(serve)
@@ -909,6 +940,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--log-level", default=_env("LOG_LEVEL", "info"),
                         help="SKYLINE_LOG_LEVEL")
+    _add_heartbeat_flag(worker)
     _add_policy_flag(worker)
     worker.set_defaults(handler=_cmd_worker)
 

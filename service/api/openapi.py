@@ -740,11 +740,30 @@ def _paths() -> dict[str, Any]:
                            "required": ["status"]}}}}},
         }},
         "/readyz": {"get": {
-            "operationId": "readyz", "summary": "Readiness: the store answers.", "tags": ["ops"],
+            "operationId": "readyz",
+            "summary": "Readiness: the store answers; a worker beats (else degraded).",
+            "tags": ["ops"],
             "security": PUBLIC,
-            "responses": {"200": {"description": "Ready.", "content": {"application/json": {
-                "schema": {"type": "object", "properties": {"status": {"type": "string"}},
-                           "required": ["status"]}}}}, **_problems(operation="readyz")},
+            "responses": {"200": {
+                "description": "Serving: `ready`, or `degraded` (still in rotation) when a "
+                "check failed (`checks`: each with its `status` and `reason`), e.g. no "
+                "worker has written a heartbeat for `--worker-stale-seconds`.",
+                "content": {"application/json": {"schema": {
+                    "type": "object",
+                    "properties": {
+                        "status": {"type": "string", "enum": ["ready", "degraded"]},
+                        "checks": {"type": "object", "additionalProperties": {
+                            "type": "object",
+                            "properties": {
+                                "status": {"type": "string", "enum": ["ok", "degraded"]},
+                                "reason": {"type": "string"},
+                                "workers": {"type": ["integer", "null"]},
+                                "lastBeatSecondsAgo": {"type": ["number", "null"]},
+                            },
+                            "required": ["status"]}},
+                    },
+                    "required": ["status", "checks"]}}}},
+                **_problems(operation="readyz")},
         }},
         "/metrics": {"get": {
             "operationId": "metrics", "summary": "Prometheus metrics.", "tags": ["ops"],

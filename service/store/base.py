@@ -326,6 +326,16 @@ class Schedules(Protocol):
     async def schedule_size(self, name: str) -> int:
         """How many members the schedule holds."""
 
+    async def beat(self, name: str, member: str, keep_ms: int) -> int:
+        """A heartbeat: record that ``member`` of the group ``name`` is alive at the store's
+        clock now, drop the members that have not beaten for ``keep_ms`` and let the whole
+        group expire ``keep_ms`` after this beat -- one atomic step. Returns the store's
+        now. On Redis the group is one sorted set ``{prefix}beats:{name}`` with a TTL."""
+
+    async def beats(self, name: str) -> tuple[int, list[tuple[str, int]]]:
+        """``(store now, members)``: the group's members with the time of their last beat
+        (newest first, at most ``PAGE_LIMIT``), read with the store's clock in one step."""
+
 
 def check_ms(value: int, what: str = "time") -> int:
     """A time in milliseconds: a non-negative int below 2**53 (exact as a Redis score)."""

@@ -239,6 +239,7 @@ from .base import (
     DUE_RECLAIM_IDLE_MS,
     FEED_KEEP,
     FEED_KEEP_SECONDS,
+    PAGE_LIMIT,
     WRITE_TAG_BYTES,
     Doc,
     DueSignal,
@@ -470,6 +471,29 @@ return 1
 """
 
 
+# -- heartbeats ---------------------------------------------------------------------------
+
+# KEYS[1] the group's sorted set. ARGV: member, keep (ms). Returns the store's now.
+_BEAT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[2])))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return now
+"""
+
+# KEYS[1] the group. ARGV: limit. Returns {now, member, time, member, time ...}, newest first.
+_BEATS = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local out = {now}
+local got = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+for i = 1, #got do out[#out + 1] = got[i] end
+return out
+"""
+
+
 _ACK = """
 local n = 0
 for i = 1, #ARGV do
@@ -683,6 +707,8 @@ class RedisStore:
         self._feed_read = _Script(client, _FEED_READ)
         self._schedule_claim = _Script(client, _SCHEDULE_CLAIM)
         self._schedule_settle = _Script(client, _SCHEDULE_SETTLE)
+        self._beat = _Script(client, _BEAT)
+        self._beats = _Script(client, _BEATS)
         self._due_group_ready = False
 
     @property
@@ -1379,13 +1405,32 @@ class RedisStore:
         key = self.schedule_key(name)
         return int(await self._retrying(lambda: self._command("ZCARD", key)))
 
+    # -- heartbeats -----------------------------------------------------------------------
+
+    def beats_key(self, name: str) -> str:
+        return f"{self.prefix}beats:{check_name(name, 'heartbeat group')}"
+
+    async def beat(self, name: str, member: str, keep_ms: int) -> int:
+        key = self.beats_key(name)
+        check_name(member, "member")
+        if check_ms(keep_ms, "keep") <= 0:
+            raise ValueError("keep must be positive")
+        return int(await self._run(self._beat, [key], [member, str(keep_ms)]))
+
+    async def beats(self, name: str) -> tuple[int, list[tuple[str, int]]]:
+        key = self.beats_key(name)
+        reply = await self._run(self._beats, [key], [str(PAGE_LIMIT)])
+        rest = reply[1:]
+        return int(reply[0]), [(_text(rest[i]), int(float(rest[i + 1])))
+                               for i in range(0, len(rest) - 1, 2)]
+
     async def load_scripts(self) -> None:
         """Optional warm-up (e.g. at startup): cache the scripts on the server (every primary
         of a cluster), so that no later call pays the one-off ``NOSCRIPT`` fallback. Not
         needed for correctness; a replica promoted later loads them on first use."""
         for script in (self._create, self._cas, self._log, self._ack, self._put_doc,
                        self._feed_append, self._feed_read, self._schedule_claim,
-                       self._schedule_settle):
+                       self._schedule_settle, self._beat, self._beats):
             source = script.source
 
             async def load(source: str = source) -> Any:

@@ -120,6 +120,7 @@ from .base import (
     DUE_RECLAIM_IDLE_MS,
     FEED_KEEP,
     FEED_KEEP_SECONDS,
+    PAGE_LIMIT,
     Doc,
     DueSignal,
     FeedItem,
@@ -1170,6 +1171,36 @@ class SqliteStore:
         row = await self._run(lambda c, w: c.execute(
             "SELECT COUNT(*) FROM schedules WHERE name = ?", (name,)).fetchone())
         return int(row[0])
+
+    # -- heartbeats (kept in the schedules table, under "beats:" + the group's name) -----
+
+    def _tx_beat(self, conn: sqlite3.Connection, wake: _Wake, group: str, member: str,
+                 keep: int) -> int:
+        now = self._now_ms()
+        conn.execute(
+            "INSERT INTO schedules (name, member, at) VALUES (?, ?, ?)"
+            " ON CONFLICT (name, member) DO UPDATE SET at = excluded.at", (group, member, now))
+        conn.execute("DELETE FROM schedules WHERE name = ? AND at < ?", (group, now - keep))
+        return now
+
+    async def beat(self, name: str, member: str, keep_ms: int) -> int:
+        group = "beats:" + check_name(name, "heartbeat group")
+        check_name(member, "member")
+        if check_ms(keep_ms, "keep") <= 0:
+            raise ValueError("keep must be positive")
+        self.round_trips += 1
+        return await self._run(lambda c, w: self._tx_beat(c, w, group, member, keep_ms))
+
+    async def beats(self, name: str) -> tuple[int, list[tuple[str, int]]]:
+        group = "beats:" + check_name(name, "heartbeat group")
+
+        def read(conn: sqlite3.Connection, wake: _Wake) -> tuple[int, list[tuple[str, int]]]:
+            rows = conn.execute(
+                "SELECT member, at FROM schedules WHERE name = ? ORDER BY at DESC LIMIT ?",
+                (group, PAGE_LIMIT)).fetchall()
+            return self._now_ms(), [(str(m), int(at)) for m, at in rows]
+
+        return await self._run(read)
 
     def _read_ttl(self, conn: sqlite3.Connection, match_id: str) -> float | None:
         row = conn.execute("SELECT expires_at FROM matches WHERE id = ?", (match_id,)).fetchone()

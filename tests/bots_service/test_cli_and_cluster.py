@@ -38,8 +38,11 @@ def test_worker_reads_flags_and_environment(monkeypatch: Any) -> None:
         ["worker", "--prefix", "other:", "--concurrency", "8", "--redis-cluster", "h:7000"])
     assert (flags.redis_prefix, flags.concurrency, flags.redis_cluster) == ("other:", 8, "h:7000")
     serve = build_parser().parse_args(["serve"])
-    assert serve.worker is False  # on Redis, serve plays no bots unless asked
+    assert serve.worker is True  # issue 30: serve runs the worker loops itself, on any store
     assert build_parser().parse_args(["serve", "--worker"]).worker is True
+    assert build_parser().parse_args(["serve", "--no-worker"]).worker is False
+    monkeypatch.setenv("SKYLINE_WORKER", "0")
+    assert build_parser().parse_args(["serve"]).worker is False
 
 
 def test_worker_without_redis_says_what_to_do() -> None:

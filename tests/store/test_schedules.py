@@ -98,3 +98,44 @@ async def test_bad_names_are_refused(backend: Backend, bad: str) -> None:
         await backend.store.schedule_lower("s", bad, 1)
     with pytest.raises(ValueError):
         await backend.store.schedule_lower("s", "m", -1)
+
+
+async def pause(backend: Backend, seconds: float) -> None:
+    if backend.clock is not None:
+        backend.clock.advance(seconds)
+    else:
+        await asyncio.sleep(seconds)
+
+
+async def test_a_heartbeat_is_stored_by_the_store_clock_and_old_ones_are_dropped(
+    backend: Backend,
+) -> None:
+    """Issue 30 item 6: worker heartbeats, one atomic step each (``beat``), read in one
+    (``beats``): newest first, members silent for ``keep`` dropped by the next beat."""
+    store, group = backend.store, name()
+    assert (await store.beats(group))[1] == []
+    first = await store.beat(group, "worker:a", 60_000)
+    await pause(backend, 0.01)
+    second = await store.beat(group, "worker:b", 60_000)
+    now, beats = await store.beats(group)
+    assert now >= second >= first
+    assert [m for m, _ in beats] == ["worker:b", "worker:a"]
+    assert dict(beats) == {"worker:a": first, "worker:b": second}
+    # A beat with a keep shorter than a's silence drops a.
+    await pause(backend, 0.05)
+    await store.beat(group, "worker:b", 20)
+    assert [m for m, _ in (await store.beats(group))[1]] == ["worker:b"]
+    with pytest.raises(ValueError):
+        await store.beat(group, "bad member!", 1000)
+
+
+async def test_the_heartbeat_group_expires_on_redis(redis_url: str, redis_prefix: str) -> None:
+    from service.store import RedisStore
+
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        await store.beat("workers", "worker:x", 5_000)
+        ttl = await store.client.pttl(store.beats_key("workers"))
+        assert 0 < ttl <= 5_000
+    finally:
+        await store.close()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from service.errors import ApiError
+from service.store import Schedules
+from service.workers.heartbeat import worker_check
 
 from ..languages import lang_of
 from ..problems import problem_response
@@ -17,8 +21,19 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
+    """200 ``ready`` when the store answers and a worker beats; 200 ``degraded`` (with each
+    check's reason in ``checks``) when the store answers but no worker has beaten for
+    ``--worker-stale-seconds``: the replica serves, only bots, clocks and webhooks wait, so
+    it stays in rotation; 503 ``store_unavailable`` when the store does not answer."""
     if await service_of(request).ready():
-        return JSONResponse({"status": "ready"})
+        checks: dict[str, Any] = {"store": {"status": "ok"}}
+        stale = request.app.state.settings.worker_stale_seconds
+        if stale:
+            checks["worker"] = await worker_check(
+                cast(Schedules, request.app.state.store), stale)
+        degraded = any(check["status"] != "ok" for check in checks.values())
+        return JSONResponse({"status": "degraded" if degraded else "ready",
+                             "checks": checks})
     return problem_response(
         ApiError.of("store_unavailable", "The match store does not answer.", retryAfter=1),
         lang_of(request),
