@@ -372,3 +372,68 @@ async def test_with_the_budgets_off_each_seat_token_holds_its_own_stream_slots(
             for s in match["seats"]))
         assert [a.status_code for a in answers] == [200, 200]
 
+
+# -- issue 31, item 10: one app's own burst of creations is served ----------------------
+
+
+async def burst_of_creations(apps: list[Any], count: int) -> list[httpx.Response]:
+    """``count`` creations at once with one app's key, spread over ``apps`` (replicas)."""
+    clients = [httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://r")
+               for app in apps]
+    try:
+        players = apps[0].state.player_service
+        _, key = await players.apps.add("Burst")
+        body: dict[str, Any] = {"game": TOY, "players": 2}
+        return list(await asyncio.gather(*(
+            clients[n % len(clients)].post("/v1/matches", json=body, headers=bearer(key))
+            for n in range(count))))
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+async def test_32_concurrent_creations_by_one_app_all_succeed_embedded(
+    toy_game: None,
+) -> None:
+    """Before the fix the app's one quota document took every creation's compare-and-set:
+    some of 32 at once got ``503 busy``."""
+    app = make_app(limits=limits(Quotas()))
+    async with app.router.lifespan_context(app):
+        answers = await burst_of_creations([app], 32)
+    assert [a.status_code for a in answers] == [201] * 32, [
+        a.text for a in answers if a.status_code != 201]
+
+
+async def test_32_concurrent_creations_by_one_app_all_succeed_on_redis_replicas(
+    toy_game: None, redis_url: str, redis_prefix: str
+) -> None:
+    apps = [make_app(RedisStore.from_url(redis_url, prefix=redis_prefix), redis_url=redis_url,
+                     redis_prefix=redis_prefix, limits=limits(Quotas()))
+            for _ in range(2)]
+    try:
+        answers = await burst_of_creations(apps, 32)
+    finally:
+        for app in apps:
+            await app.state.store.close()
+            await app.state.limits.aclose()
+    assert [a.status_code for a in answers] == [201] * 32, [
+        a.text for a in answers if a.status_code != 201]
+
+
+async def test_a_sharded_quota_still_holds_exactly_under_a_burst(
+    toy_game: None, redis_url: str, redis_prefix: str
+) -> None:
+    """The shards' caps add up to the quota: 40 creations at once against an app quota of
+    20 through two replicas: exactly 20 succeed."""
+    apps = [make_app(RedisStore.from_url(redis_url, prefix=redis_prefix), redis_url=redis_url,
+                     redis_prefix=redis_prefix, limits=limits(Quotas(app=20)))
+            for _ in range(2)]
+    try:
+        answers = await burst_of_creations(apps, 40)
+    finally:
+        for app in apps:
+            await app.state.store.close()
+            await app.state.limits.aclose()
+    statuses = [a.status_code for a in answers]
+    assert statuses.count(201) == 20, [a.text for a in answers if a.status_code != 201]
+    assert {a.json()["code"] for a in answers if a.status_code != 201} == {"quota_exceeded"}
