@@ -3,16 +3,21 @@
 ``RateLimits`` (ASGI middleware) charges every request to one budget: ``create`` (``POST
 /v1/matches``, ``POST /v1/players``, ``POST /v1/queue``), ``act`` (every other write),
 ``stream`` (opening an event stream or a WebSocket) or ``read`` (everything else,
-``/graphql`` included), per client: the digest of the bearer credential it sends, else its
-address (behind ``--trusted-proxies`` only the forwarded one). Answers carry
-``RateLimit-Policy`` and ``RateLimit`` (IETF httpapi RateLimit draft); past the budget: 429
-``rate_limited`` with ``Retry-After``. A credential the service refuses (401) is charged to
-the sender's address too, and an address that spent a budget on refused credentials is
-refused before its next credential is checked: made-up tokens buy no fresh budget.
+``/graphql`` included), per client. A client is a credential only once this replica saw it
+verified as a client of its own (``service.identity.checked``: an app key, an app's user's
+JWT, a seat token of a match an app key created; ``service.limits.verified``); every other
+request -- no credential, one not checked yet, one anyone may mint for nothing (a guest's
+player token, a seat token of an anonymous or a guest's match, a spectator token), a made-up
+one -- is charged to its address (behind ``--trusted-proxies`` only the forwarded one).
+Answers carry ``RateLimit-Policy`` and ``RateLimit`` (IETF httpapi RateLimit draft); past the
+budget: 429 ``rate_limited`` with ``Retry-After``. A credential the service refuses (401) is
+charged to the sender's address once more, and an address that spent a budget on refused
+credentials is refused before its next credential is checked.
 
 GraphQL's ``createMatch`` and ``act`` are charged to ``create`` and ``act`` as well
-(``charge``), like their REST twins. ``creation_quota`` counts a new match against its
-creator's quota of unfinished matches.
+(``charge``), like their REST twins, under the client the middleware chose. ``creation_quota``
+counts a new match against its creator's quota of unfinished matches; ``stream_client`` is
+whom the live hub's per-client cap counts.
 """
 
 from __future__ import annotations
@@ -20,14 +25,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.errors import ApiError
 from service.i18n import T
-from service.identity.callers import Caller, Credential
+from service.identity import checked
+from service.identity.callers import Caller, Credential, credential_key
 from service.limits import (
     ActiveMatchQuota,
     Creator,
@@ -36,6 +42,8 @@ from service.limits import (
     RateLimiter,
     client_key,
 )
+from service.limits.verified import VerifiedClients
+from service.live import LiveHub
 from service.matches.records import MatchRecord
 from service.store import DocStore, MatchStore
 
@@ -47,6 +55,8 @@ _STREAM = re.compile(r"^/v1/(?:matches/[^/]+|me)/events$")
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
 REFUSED_CREDENTIAL = "bad:"
 """Key prefix of an address's refused credentials, per budget."""
+CLIENT = "skyline.client"
+"""The scope entry naming the client the middleware charged (for ``charge``)."""
 
 
 @dataclass
@@ -55,6 +65,8 @@ class Limits:
 
     rates: RateLimiter | None
     quota: ActiveMatchQuota | None
+    verified: VerifiedClients = field(default_factory=VerifiedClients)
+    """Credentials seen verified as clients of their own (charged to their own budgets)."""
 
     async def aclose(self) -> None:
         if self.rates is not None:
@@ -119,7 +131,8 @@ async def charge(limits: Limits | None, scope: MutableMapping[str, Any], budget:
     (GraphQL's ``createMatch`` and ``act``)."""
     if limits is None or limits.rates is None:
         return
-    decision = await limits.rates.hit(budget, client_key(_bearer(scope), client_address(scope)))
+    client = scope.get(CLIENT) or client_key(None, client_address(scope))
+    decision = await limits.rates.hit(budget, client)
     if decision is not None and not decision.allowed:
         raise rate_limited(decision)
 
@@ -155,12 +168,38 @@ def limits_of(app: Any) -> Limits | None:
     return limits
 
 
+def budgets_on(scope: MutableMapping[str, Any]) -> bool:
+    """Whether the server counts budgets (not ``--rate-limits off``)."""
+    app = scope.get("app")
+    limits = limits_of(app) if app is not None else None
+    return limits is not None and limits.rates is not None
+
+
+def stream_client(scope: MutableMapping[str, Any], credential: Credential,
+                  holder: checked.Checked | None, *, seat_key: str | None = None) -> str:
+    """Whom the live hub's per-client stream cap counts for a stream opened with
+    ``credential`` (or a ticket's seat, ``seat_key``): the credential when ``holder`` saw it
+    verified as a client of its own (a player or app ``Caller`` unless a guest), else the
+    sender's address -- made-up and freely minted tokens share their address's slots."""
+    if not budgets_on(scope):
+        # ``--rate-limits off`` (benchmarks): every credential its own slots, as before.
+        key = credential_key(credential) if credential is not None else seat_key
+        if key is not None:
+            return LiveHub.client_key(token=key)
+        return LiveHub.client_key(address=client_address(scope))
+    own = checked.own_client(credential, holder, seat_key=seat_key)
+    if own is not None:
+        return LiveHub.client_key(token=own)
+    return LiveHub.client_key(address=client_address(scope))
+
+
 class RateLimits:
     """Charge each request to its budget (see the module docstring)."""
 
     def __init__(self, app: ASGIApp, limits: Limits) -> None:
         self.app = app
         self.limiter = limits.rates
+        self.verified = limits.verified
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limiter = self.limiter
@@ -177,7 +216,11 @@ class RateLimits:
             if spent is not None and not spent.allowed:
                 await self._refuse(scope, receive, send, spent)
                 return
-        decision = await limiter.hit(budget, client_key(credential, address))
+        verified = credential is not None and self.verified.knows(credential)
+        client = client_key(credential if verified else None, address)
+        scope[CLIENT] = client
+        holder = checked.watch()
+        decision = await limiter.hit(budget, client)
         if decision is not None and not decision.allowed:
             await self._refuse(scope, receive, send, decision)
             return
@@ -195,8 +238,12 @@ class RateLimits:
         try:
             await self.app(scope, receive, with_headers if extra else send)
         finally:
-            if credential is not None and status == 401:
-                await limiter.hit(budget, refused_key)
+            if credential is not None:
+                if status == 401:
+                    self.verified.forget(credential)
+                    await limiter.hit(budget, refused_key)
+                elif holder.own and holder.credential == credential:
+                    self.verified.add(credential)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send,
                       decision: Decision) -> None:

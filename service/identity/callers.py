@@ -25,6 +25,9 @@ class Caller:
     """For an app-signed JWT: the Unix second from which it is no longer accepted (its
     ``exp`` plus the clock leeway). A stream opened with it ends then, at the next version
     it would send (``token_expired``). None: a credential that does not expire."""
+    anonymous: bool = False
+    """A guest's player token: minted by anyone for nothing (``POST /v1/players``), so it
+    draws from its address's budgets and stream slots (``checked.py``)."""
 
     @property
     def is_app(self) -> bool:

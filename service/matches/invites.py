@@ -167,3 +167,14 @@ def reads(token: str, record: MatchRecord) -> bool:
         return False
     match_id, nonce, mac = found.groups()
     return hmac.compare_digest(mac, _mac(record.view_key, match_id, nonce))
+
+
+def genuine(token: str, record: MatchRecord) -> bool:
+    """Whether spectator token ``token`` is one the service issued for a match with this
+    record's key (a public match's tokens are issued under the empty key: they prove only
+    their shape, and draw from their sender's address's budgets like no credential)."""
+    found = _TOKEN.fullmatch(token)
+    if found is None:
+        return False
+    match_id, nonce, mac = found.groups()
+    return hmac.compare_digest(mac, _mac(record.view_key or b"", match_id, nonce))

@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from service.errors import ApiError
-from service.identity import tickets
+from service.identity import checked, tickets
 from service.identity.callers import Credential
 
 from .models import StreamTicket
 from .storage import MatchStorage
-from .views import seat_of
+from .views import minted_by_app, seat_of
 
 DEFAULT_TICKET_SECONDS = 60
 """How long a new stream ticket is accepted (``--stream-ticket-seconds``)."""
@@ -46,9 +46,11 @@ class StreamTickets:
         it is expired, tampered with, for another match, or its seat's token is gone."""
         _, record = await self.storage.load(match_id)
         try:
-            return tickets.verify(
+            seat = tickets.verify(
                 ticket, match_id, record.tokens, self.storage.clock(), self.lifetime
             )
+            checked.note(ticket_seat_key(match_id, seat), own=minted_by_app(record))
+            return seat
         except tickets.TicketRefused as refused:
             if refused.reason == "expired":
                 raise ApiError.of(
@@ -60,3 +62,8 @@ class StreamTickets:
                 "The stream ticket is not valid for this match: fetch a new one with the "
                 "seat's token.",
             ) from None
+
+
+def ticket_seat_key(match_id: str, seat: int) -> str:
+    """What a verified stream ticket is noted as (``service.identity.checked``): its seat."""
+    return f"seat:{match_id}:{seat}"

@@ -12,7 +12,7 @@ from service.clocks import remaining_of
 from service.errors import ApiError
 from service.games.base import Engine, Event
 from service.i18n import DEFAULT_LANGUAGE, Lang, T
-from service.identity import seats
+from service.identity import checked, seats
 from service.identity.callers import Caller, Credential
 
 from . import invites, seeds
@@ -102,6 +102,10 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
             raise no_seat()
         return held
     if invites.is_spectator_token(token):
+        if not invites.genuine(token, record):
+            # Checked on every match, public ones too: a made-up one is no credential.
+            raise ApiError.of("unauthorized", "The token is not valid for this match.")
+        checked.note(token, own=False)  # minted by anyone holding a spectator code
         if required:
             raise no_seat()  # a spectator token reads the match; it plays no seat
         return None
@@ -111,7 +115,15 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
         if gone is not None:
             raise handed_to_bot(record, gone)
         raise ApiError.of("unauthorized", "The token is not valid for this match.")
+    checked.note(token, own=minted_by_app(record))
     return seat
+
+
+def minted_by_app(record: MatchRecord) -> bool:
+    """Whether the match's seat tokens were paid for by an app: created with its app key
+    (a match created anonymously or by a guest or player mints them for nothing: they draw
+    from their sender's address, ``service.identity.checked``)."""
+    return record.app is not None and record.creator is None
 
 
 def events_for(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.errors import ApiError
-from service.identity import credentials
+from service.identity import checked, credentials
 from service.identity.callers import Caller, Credential
 from service.identity.jwt import JwtVerifier
 from service.identity.names import clean_name
@@ -45,10 +45,13 @@ class Authenticator:
         if kind in ("seat", "spectator"):
             return token  # checked against the match it is used on
         if kind == "player":
-            return await self._player(token)
-        if kind == "app":
-            return await self._app(token)
-        return await self._user(token)
+            caller = await self._player(token)
+        elif kind == "app":
+            caller = await self._app(token)
+        else:
+            caller = await self._user(token)
+        checked.note(token, own=not caller.anonymous)
+        return caller
 
     async def _player(self, token: str) -> Caller:
         player_id = credentials.player_of_token(token)
@@ -59,7 +62,7 @@ class Authenticator:
             raise ApiError.of("credential_revoked", "This player left for good.")
         if player.token is None or not credentials.same(token, player.token):
             raise _refused()
-        return Caller(app=player.app, player=player.id, name=player.name)
+        return Caller(app=player.app, player=player.id, name=player.name, anonymous=True)
 
     async def _app(self, token: str) -> Caller:
         app_id = credentials.app_of_key(token)

@@ -15,6 +15,7 @@ from typing import Any
 
 from service.errors import ApiError
 from service.i18n import T
+from service.identity import checked
 from service.identity.callers import Caller, Credential
 from service.identity.jwt import JwksCache, JwtVerifier
 from service.identity.names import NEUTRAL_NAME, clean_name
@@ -204,7 +205,10 @@ class PlayerService:
         player_id = tickets.player_of(ticket)
         player = await self.directory.get(player_id) if player_id is not None else None
         key = player.ticket_key if player is not None and not player.deleted else None
-        return tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
+        owner = tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
+        # A guest's feed counts against its address's stream slots (``identity.checked``).
+        checked.note(f"player:{owner}", own=player is not None and player.sub is not None)
+        return owner
 
     async def follow_feed(
         self, player: str, after: int | None, expires_at: int | None = None

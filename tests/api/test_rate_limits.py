@@ -91,8 +91,10 @@ def test_the_budgets_are_separate(limited: TestClient) -> None:
     for _ in range(4):
         limited.get("/v1/games")
     assert limited.get("/v1/games").status_code == 429  # reads spent ...
-    # ... a seat's reads are its own (its token's digest), not the address's
-    assert limited.get(url, headers=bearer(token)).status_code == 200
+    # ... and a seat token of a match the address created anonymously is the address's
+    # (issue 31, item 2: minted for nothing, it buys no fresh budget) ...
+    assert limited.get(url, headers=bearer(token)).status_code == 429
+    # ... while the act budget is still the address's own, apart from the reads
     assert limited.post(f"{url}/stream-tickets", headers=bearer(token)).status_code == 200
 
 
@@ -264,3 +266,174 @@ def test_opening_streams_spends_the_stream_budget(toy_game: None) -> None:
         assert "Retry-After" in denied.value.headers
         assert client.get(events).status_code == 429
         assert client.get(f"/v1/matches/{match_id}").status_code == 200  # reads: their own
+
+
+# -- issue 31, items 1 and 2: budgets and stream slots only for verified credentials that
+# cost something to mint ---------------------------------------------------------------
+
+
+def spectator_token_for(match_id: str, n: int) -> str:
+    """A made-up spectator token of the right shape (nonce 16, MAC 22 characters)."""
+    return f"sks_{match_id}.{n:016d}.{'A' * 22}"
+
+
+def test_made_up_tokens_share_their_address_s_budget_where_nothing_checks_them(
+    limited: TestClient,
+) -> None:
+    """Before the fix every made-up token was a new client with a full budget: seven 200s."""
+    made_up = [f"sky_made-up-{n}" for n in range(3)] + [
+        f"skp_{'a' * 26}.{'b' * 43}", f"ska_app_{'c' * 20}.{'d' * 43}", "aa.bb.cc",
+        spectator_token_for("m", 1)]
+    statuses = [limited.get("/v1/games", headers=bearer(t)).status_code for t in made_up]
+    assert statuses == [200] * 5 + [429] * 2
+    assert limited.get("/v1/games").status_code == 429  # the address's reads, spent
+
+
+def test_a_made_up_spectator_token_is_refused_on_a_public_match(limited: TestClient) -> None:
+    match_id = create(limited).json()["matchId"]
+    refused = limited.get(f"/v1/matches/{match_id}",
+                          headers=bearer(spectator_token_for(match_id, 2)))
+    assert refused.status_code == 401 and refused.json()["code"] == "unauthorized"
+
+
+def test_an_app_s_verified_key_and_its_matches_seat_tokens_get_budgets_of_their_own(
+    toy_game: None,
+) -> None:
+    """An app key (and the seat tokens of the matches it created) is a client of its own
+    once verified: a crowd on one address stays workable; its first request is its
+    address's."""
+    with TestClient(make_app(limits=limits(read="4/60"))) as client:
+        players = client.app.state.player_service  # type: ignore[attr-defined]
+        _, key = client.portal.call(players.apps.add, "Acme")  # type: ignore[union-attr]
+        made = client.post("/v1/matches", json={"game": TOY, "players": 2},
+                           headers=bearer(key))
+        assert made.status_code == 201, made.text
+        match = made.json()
+        seat_token = match["seats"][0]["token"]
+        url = f"/v1/matches/{match['matchId']}"
+        assert client.get(url, headers=bearer(seat_token)).status_code == 200  # verified
+        while client.get("/v1/games").status_code != 429:
+            pass  # the address's reads, spent
+        for _ in range(3):
+            assert client.get(url, headers=bearer(seat_token)).status_code == 200
+            assert client.get(url, headers=bearer(key)).status_code == 200
+        again = [client.get(url, headers=bearer(seat_token)).status_code for _ in range(2)]
+        assert again == [200, 429]  # its own 4 (its first read was its address's)
+
+
+def test_guests_and_the_seat_tokens_of_their_matches_share_their_address_s_budget(
+    toy_game: None,
+) -> None:
+    with TestClient(make_app(limits=limits(read="6/60"))) as client:
+        guests = [client.post("/v1/players", json={"name": f"G{n}"}).json()
+                  for n in range(3)]
+        statuses = [client.get("/v1/me", headers=bearer(g["token"])).status_code
+                    for g in guests for _ in range(3)]
+        assert statuses == [200] * 6 + [429] * 3
+
+
+async def test_made_up_and_freely_minted_tokens_get_no_stream_slots_of_their_own(
+    toy_game: None,
+) -> None:
+    """A cap of 2 streams per client: before the fix each seat token of an anonymous match
+    (and each made-up spectator token) held 2 more streams from the same address."""
+    app = make_app(limits=limits(), max_watchers_per_client=2, sse_max_seconds=1.0)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://r"
+    ) as client:
+        tokens = []
+        for _ in range(3):
+            match = (await client.post("/v1/matches", json={"game": TOY, "players": 2})).json()
+            tokens += [(match["matchId"], s["token"]) for s in match["seats"]]
+        answers = await asyncio.gather(*(
+            client.get(f"/v1/matches/{m}/events", headers=bearer(t)) for m, t in tokens))
+        statuses = sorted(a.status_code for a in answers)
+        assert statuses == [200, 200] + [429] * 4, statuses
+        assert {a.json()["code"] for a in answers if a.status_code == 429} == {
+            "too_many_streams"}
+        made_up = await asyncio.gather(*(
+            client.get(f"/v1/matches/{tokens[0][0]}/events",
+                       headers=bearer(spectator_token_for(tokens[0][0], n)))
+            for n in range(3)))
+        assert {a.status_code for a in made_up} == {401}
+
+
+async def test_with_the_budgets_off_each_seat_token_holds_its_own_stream_slots(
+    toy_game: None,
+) -> None:
+    """``--rate-limits off`` (benchmarks) switches the per-address sharing off too."""
+    app = make_app(max_watchers_per_client=1, sse_max_seconds=0.5)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://r"
+    ) as client:
+        match = (await client.post("/v1/matches", json={"game": TOY, "players": 2})).json()
+        answers = await asyncio.gather(*(
+            client.get(f"/v1/matches/{match['matchId']}/events", headers=bearer(s["token"]))
+            for s in match["seats"]))
+        assert [a.status_code for a in answers] == [200, 200]
+
+
+# -- issue 31, item 10: one app's own burst of creations is served ----------------------
+
+
+async def burst_of_creations(apps: list[Any], count: int) -> list[httpx.Response]:
+    """``count`` creations at once with one app's key, spread over ``apps`` (replicas)."""
+    clients = [httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://r")
+               for app in apps]
+    try:
+        players = apps[0].state.player_service
+        _, key = await players.apps.add("Burst")
+        body: dict[str, Any] = {"game": TOY, "players": 2}
+        return list(await asyncio.gather(*(
+            clients[n % len(clients)].post("/v1/matches", json=body, headers=bearer(key))
+            for n in range(count))))
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+async def test_32_concurrent_creations_by_one_app_all_succeed_embedded(
+    toy_game: None,
+) -> None:
+    """Before the fix the app's one quota document took every creation's compare-and-set:
+    some of 32 at once got ``503 busy``."""
+    app = make_app(limits=limits(Quotas()))
+    async with app.router.lifespan_context(app):
+        answers = await burst_of_creations([app], 32)
+    assert [a.status_code for a in answers] == [201] * 32, [
+        a.text for a in answers if a.status_code != 201]
+
+
+async def test_32_concurrent_creations_by_one_app_all_succeed_on_redis_replicas(
+    toy_game: None, redis_url: str, redis_prefix: str
+) -> None:
+    apps = [make_app(RedisStore.from_url(redis_url, prefix=redis_prefix), redis_url=redis_url,
+                     redis_prefix=redis_prefix, limits=limits(Quotas()))
+            for _ in range(2)]
+    try:
+        answers = await burst_of_creations(apps, 32)
+    finally:
+        for app in apps:
+            await app.state.store.close()
+            await app.state.limits.aclose()
+    assert [a.status_code for a in answers] == [201] * 32, [
+        a.text for a in answers if a.status_code != 201]
+
+
+async def test_a_sharded_quota_still_holds_exactly_under_a_burst(
+    toy_game: None, redis_url: str, redis_prefix: str
+) -> None:
+    """The shards' caps add up to the quota: 40 creations at once against an app quota of
+    20 through two replicas: exactly 20 succeed."""
+    apps = [make_app(RedisStore.from_url(redis_url, prefix=redis_prefix), redis_url=redis_url,
+                     redis_prefix=redis_prefix, limits=limits(Quotas(app=20)))
+            for _ in range(2)]
+    try:
+        answers = await burst_of_creations(apps, 40)
+    finally:
+        for app in apps:
+            await app.state.store.close()
+            await app.state.limits.aclose()
+    statuses = [a.status_code for a in answers]
+    assert statuses.count(201) == 20, [a.text for a in answers if a.status_code != 201]
+    assert {a.json()["code"] for a in answers if a.status_code != 201} == {"quota_exceeded"}

@@ -23,11 +23,12 @@ import strawberry
 
 from service.errors import ApiError
 from service.i18n import T
-from service.identity.callers import credential_key
-from service.live import LiveHub, Shutdown
+from service.identity import checked
+from service.live import Shutdown
 from service.matches import models
 from service.matches.watch import Revoked
 
+from ..rate_limits import stream_client
 from .context import Info
 from .feed import build_feed_subscription
 from .results import READ_FAILURES, result_union
@@ -79,15 +80,14 @@ def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> typ
                         "malformed", T("{name} must be a non-negative integer.", name="after")
                     )
                 token = info.context.credentials()
+                holder = checked.watch()  # what head() proves, for the stream cap
                 version, finished = await service.head(str(match_id), token)
                 if after is not None and after > version:
                     after = None  # from the future: start afresh with the current state
                 if finished and after is not None and after >= version:
                     return
-                client = info.context.request.client
-                lease = service.hub.admit(LiveHub.client_key(
-                    token=credential_key(token), address=client.host if client else None
-                ))
+                lease = service.hub.admit(
+                    stream_client(info.context.request.scope, token, holder))
                 updates = service.follow(str(match_id), token=token, after=after)
                 try:
                     async for update in updates:

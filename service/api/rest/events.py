@@ -10,10 +10,12 @@ from starlette.responses import Response
 
 from service.errors import ApiError
 from service.i18n import T
-from service.identity.callers import credential_key
+from service.identity import checked
 from service.live import LiveHub, Shutdown
+from service.matches.tickets import ticket_seat_key
 from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode, Revoked
 
+from ..rate_limits import stream_client
 from .http import non_negative_int, query_count, service_of
 from .sse import EventStream, encode
 from .tickets import stream_seat
@@ -56,6 +58,7 @@ async def match_events(request: Request) -> Response:
     ``sse_max_seconds`` (the client reconnects with ``Last-Event-ID``), or with a ``revoked``
     event when the seat's credential stops reading it (checked at every version)."""
     match_id = request.path_params["match_id"]
+    holder = checked.watch()  # what the checks below prove, for the stream cap
     token, ticket_seat = await stream_seat(request)
     service = service_of(request)
     last_event_id = request.headers.get("last-event-id")
@@ -72,10 +75,8 @@ async def match_events(request: Request) -> Response:
     if finished and after is not None and after >= version:
         # Nothing will ever follow; 204 also tells an EventSource to stop reconnecting.
         return Response(status_code=204)
-    address = request.client.host if request.client else None
-    lease = service.hub.admit(LiveHub.client_key(
-        token=credential_key(token), match_id=match_id, seat=ticket_seat, address=address
-    ))
+    seat_key = ticket_seat_key(match_id, ticket_seat) if ticket_seat is not None else None
+    lease = service.hub.admit(stream_client(request.scope, token, holder, seat_key=seat_key))
 
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)

@@ -12,10 +12,13 @@ from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
 from service.i18n import T
+from service.identity import checked
+from service.identity.callers import Credential
 from service.live import LiveHub, Shutdown
 from service.matches.watch import Revoked
 from service.players.feed import FeedItem, FeedReset
 
+from ..rate_limits import budgets_on, stream_client
 from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
 from .http import non_negative_int, players_of, query_count, service_of, token_of
 from .sse import EventStream, encode
@@ -29,7 +32,9 @@ async def create_feed_ticket(request: Request) -> Response:
 
 async def player_events(request: Request) -> Response:
     players = players_of(request)
+    holder = checked.watch()  # what the checks below prove, for the stream cap
     tickets = request.query_params.getlist(TICKET_PARAM)
+    credential: Credential = None
     if tickets:
         if "authorization" in request.headers:
             raise ApiError.of("malformed", "Send the player credential or a feed ticket, "
@@ -47,7 +52,13 @@ async def player_events(request: Request) -> Response:
     if last_event_id:
         after = non_negative_int(last_event_id, "Last-Event-ID")
     hub = service_of(request).hub
-    lease = hub.admit(LiveHub.client_key(token=f"player:{player}"))
+    feed_key = f"player:{player}"
+    own = (not budgets_on(request.scope)
+           or checked.own_client(credential, holder, seat_key=feed_key) is not None)
+    # A player's feed streams count as the player's own (whichever way it authenticated)
+    # unless it is a guest: then as its address's.
+    lease = hub.admit(LiveHub.client_key(token=feed_key) if own
+                      else stream_client(request.scope, None, None))
     settings = getattr(request.app.state, "settings", None)
     max_seconds: float | None = getattr(settings, "sse_max_seconds", None)
     return EventStream(
