@@ -8,6 +8,7 @@ most 65 and ``CLIENT LIST`` could not say whose they were."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Iterator
 
@@ -45,10 +46,8 @@ async def test_the_store_names_its_connections_and_keeps_to_its_pool(
     store = open_store(redis_url, None, redis_prefix)
 
     async def load() -> None:
-        try:
+        with contextlib.suppress(MatchNotFound):
             await store.load(uuid.uuid4().hex)
-        except MatchNotFound:
-            pass
 
     try:
         await asyncio.gather(*(load() for _ in range(BURST)))
