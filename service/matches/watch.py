@@ -25,6 +25,7 @@ from service.games import get as get_engine
 from service.i18n import N_, T
 from service.identity.callers import Caller, Credential
 from service.live import DEFAULT_RESUME_WINDOW, LiveHub
+from service.live.lifetime import until
 from service.store import MatchNotFound, StoreUnavailable
 
 from . import absence
@@ -213,7 +214,10 @@ class Watching:
             if stream.finished:
                 return
             async with contextlib.aclosing(self.hub.updates(match_id, cursor)) as updates:
-                async for latest in updates:
+                # A JWT's stream ends at its expiry, even on a quiet match (live.lifetime).
+                deadline = None if holder is None else holder.expires_at
+                async for latest in until(updates, deadline, self.storage.clock,
+                                          lambda: Revoked(expired())):
                     await timeline.advance(latest)
                     async for event in stream.upto(record, latest):
                         yield event

@@ -19,6 +19,7 @@ from service.identity import checked
 from service.identity.callers import Caller, Credential
 from service.identity.jwt import JwksCache, JwtVerifier
 from service.identity.names import NEUTRAL_NAME, clean_name
+from service.live.lifetime import until
 from service.matches import MatchService
 from service.matches.models import (
     BotSeat,
@@ -219,9 +220,8 @@ class PlayerService:
         with expired (``expires_at``, ``Caller.expires_at``), with ``token_expired``."""
         events = self.feed.follow(player, after)
         try:
-            async for event in events:
-                if expires_at is not None and self.clock() >= expires_at:
-                    raise Revoked(expired())
+            # Ends at the JWT's expiry, even while no event comes (live.lifetime).
+            async for event in until(events, expires_at, self.clock, lambda: Revoked(expired())):
                 record = await self.directory.get(player)
                 if record is None or record.deleted:
                     raise Revoked(ApiError.of("credential_revoked", "This player left for good."))

@@ -210,3 +210,45 @@ def test_a_jwt_caller_carries_when_its_token_stops_being_accepted(rig: Rig) -> N
     assert caller.expires_at == exp + 60  # the verifier's leeway
     guest = rig.call(rig.players.authenticate, rig.guest("G").token)
     assert guest.expires_at is None
+
+
+def test_a_jwt_stream_of_a_quiet_match_ends_at_the_expiry_itself(rig: Rig) -> None:
+    """Issue 31, item 12: a stream opened with a JWT ends when the JWT stops being accepted,
+    even when the match makes no new version (before, it stayed open until the next one,
+    outliving the token by as long as the match was quiet)."""
+    alice = rig.guest("Alice")
+    match_id = rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+
+    async def scenario() -> tuple[ApiError, float]:
+        matches, players = _matches(rig), rig.players
+        caller = await players.authenticate(alice.token)
+        assert isinstance(caller, Caller)
+        expiring = matches.follow(match_id, token=dataclasses.replace(
+            caller, expires_at=int(time.time()) + 2))
+        await _next(expiring)  # the current state; alice's turn: nothing else happens
+        ended = await _revoked(expiring)
+        return ended, time.time()
+
+    started = time.time()
+    ended, at = rig.call(scenario)
+    assert (ended.code, ended.status) == ("token_expired", 401)
+    assert at >= started + 1  # not before its expiry
+
+
+def test_a_jwt_feed_ends_at_the_expiry_while_no_event_comes(rig: Rig) -> None:
+    alice = rig.guest("Alice")
+    rig.seated(alice.auth, [{"player": alice.id}, {"bot": "random"}])
+
+    async def scenario() -> tuple[ApiError, int]:
+        feed = rig.players.follow_feed(alice.id, 0, int(time.time()) + 2)
+        read = 0
+        with pytest.raises(Revoked) as ended:
+            while True:
+                await asyncio.wait_for(anext(feed), WAIT)
+                read += 1
+        await feed.aclose()
+        return ended.value.error, read
+
+    ended, read = rig.call(scenario)
+    assert (ended.code, ended.status) == ("token_expired", 401)
+    assert read >= 1  # what was there was delivered first
