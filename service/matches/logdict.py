@@ -112,7 +112,7 @@ def _sample_entries(game: str, number: int = TIMED) -> bytes:
             entry = json.dumps({"s": seat, "a": dump_action(engine, action)},
                                separators=(",", ":"), sort_keys=True).encode()
             counts[entry] += 1
-        if number >= TIMED and seed < 5:
+        if number >= TIMED and seed < 1:
             now = 1_796_000_000_000 + chooser.randint(0, 10**9)
             clocks = [[now if s == 0 else None, None, 0] for s in range(players)]
             whole = {"=": 1, "b": {}, "ck": clocks, "f": False, "tw": now, "u": now // 1000}

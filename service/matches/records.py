@@ -444,8 +444,9 @@ class LogRecord:
 
         The header (``headers.py``): under ``"h"``, but for the time since the entry before
         (``"@"``, in nearly every entry the only thing it holds): from dictionary
-        ``logdict.TIMED`` on, a zigzag LEB128 varint right after the deflate stream (before
-        the checkpoint; every entry has one), in an older match's entries ``"t"`` in the
+        ``logdict.TIMED`` on, a zigzag LEB128 varint plus one right after the deflate stream
+        (before the checkpoint; 0: the entry has no header), in an older match's entries
+        ``"t"`` in the
         JSON (readers that predate headers ignore both keys)."""
         entry: dict[str, JSON] = {"s": self.seat, "a": self.action}
         since: int | None = None
@@ -465,8 +466,8 @@ class LogRecord:
                 entry["c"] = base64.b64encode(self.checkpoint).decode()
             return _compact(entry)
         packed = logdict.compress(game, log_dict, _compact(entry))
-        if binary:
-            packed += _zigzag(since or 0)
+        if binary:  # 0: no header; else the time's zigzag + 1
+            packed += b"\0" if self.header is None else _zigzag(since or 0, 1)
         return packed + (self.checkpoint or b"")
 
     @classmethod
@@ -479,17 +480,20 @@ class LogRecord:
         header = dict(header) if isinstance(header, dict) else None
         since: int | None = raw.get("t")
         if log_dict >= logdict.TIMED:
-            since, checkpoint = _unzigzag(checkpoint)
-            header = header or {}
+            since, checkpoint = _unzigzag(checkpoint, 1)
+            if since is not None:
+                header = header or {}
+                since = since or None  # no time since the entry before: no "@"
         if since is not None:
             header = {**(header or {}), "@": since}
         return cls(seat=raw["s"], action=raw["a"], checkpoint=checkpoint or None,
                    header=header)
 
 
-def _zigzag(n: int) -> bytes:
-    """``n`` as a zigzag LEB128 varint (small numbers of either sign in few bytes)."""
-    z = n * 2 if n >= 0 else -n * 2 - 1
+def _zigzag(n: int, shift: int = 0) -> bytes:
+    """``n`` as a zigzag LEB128 varint (small numbers of either sign in few bytes), plus
+    ``shift`` (the values below it left for other meanings)."""
+    z = (n * 2 if n >= 0 else -n * 2 - 1) + shift
     out = bytearray()
     while True:
         low, z = z & 0x7F, z >> 7
@@ -498,16 +502,20 @@ def _zigzag(n: int) -> bytes:
             return bytes(out)
 
 
-def _unzigzag(data: bytes) -> tuple[int, bytes]:
-    """The number ``_zigzag`` wrote at the start of ``data``, and the bytes after it."""
-    z, shift, pos = 0, 0, 0
+def _unzigzag(data: bytes, shift: int = 0) -> tuple[int | None, bytes]:
+    """The number ``_zigzag`` wrote at the start of ``data`` (None: a value below
+    ``shift``), and the bytes after it."""
+    z, bits, pos = 0, 0, 0
     while True:
         if pos >= len(data):
             raise ValueError("a log entry's time is cut short")
         byte = data[pos]
         pos += 1
-        z |= (byte & 0x7F) << shift
-        shift += 7
+        z |= (byte & 0x7F) << bits
+        bits += 7
         if not byte & 0x80:
             break
+    if z < shift:
+        return None, data[pos:]
+    z -= shift
     return (z >> 1 if not z & 1 else -(z >> 1) - 1), data[pos:]
