@@ -111,25 +111,28 @@ def active_seats(record: MatchRecord) -> frozenset[int]:
 
 
 def clocked(before: MatchRecord | None, after: MatchRecord, entry: LogRecord | None,
-            version: int, now_ms: int) -> MatchRecord:
+            version: int, now_ms: int,
+            actives: Callable[[MatchRecord], frozenset[int]] = active_seats) -> MatchRecord:
     """``after`` (to be stored as ``version``) with its seat clocks moved by this write.
 
     A match whose game is set up by this write (or stored before clocks) gets its clocks
     started; a write that set the clocks itself (a timeout, a resignation, a reclaim) keeps
     them; otherwise they step from the active seats before to those after, the mover being
-    the entry's seat (a service entry, ``seat: null``, moves nobody)."""
+    the entry's seat (a service entry, ``seat: null``, moves nobody). ``actives``: the seats
+    that may act in a record (a replay, ``headers.py``, knows them from its replayed
+    states)."""
     if not after.started:
         return after
     if before is None or not before.started or not before.clocks:
         if after.clocks:
             return after
         return replace(after, clocks=start_clocks(
-            after.time_control, after.players, active_seats(after), now_ms, version))
+            after.time_control, after.players, actives(after), now_ms, version))
     if after.clocks != before.clocks:
         return after
     mover = entry.seat if entry is not None else None
     if after.state == before.state and after.finished == before.finished and mover is None:
         return after
-    clocks = step_clocks(after.time_control, after.clocks, active_seats(before),
-                         active_seats(after), mover, now_ms, version)
+    clocks = step_clocks(after.time_control, after.clocks, actives(before),
+                         actives(after), mover, now_ms, version)
     return after if clocks == after.clocks else replace(after, clocks=clocks)

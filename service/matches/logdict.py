@@ -80,10 +80,18 @@ def split(game: str, number: int, data: bytes) -> tuple[bytes, bytes]:
     return inflated, unpacker.unused_data
 
 
-def _sample_entries(game: str) -> bytes:
+TIMED = 4
+"""The first dictionary number whose entries carry each version's header (``headers.py``)
+in their own layout: the time since the entry before as a varint after the deflate stream
+(``records.LogRecord.encode``). Readers that predate it refuse such matches (``known``) as
+they refuse any newer dictionary."""
+
+
+def _sample_entries(game: str, number: int = TIMED) -> bytes:
     """A dictionary for ``game``: the distinct log entries of seeded random games at every
     player count, least frequent first (deflate codes near matches shorter, so the commonest
-    entries go last), cut to ``DICT_BYTES`` from the end."""
+    entries go last), cut to ``DICT_BYTES`` from the end. From ``TIMED`` on, a few whole
+    headers (a first entry's, ``headers.py``) come first."""
     import random
     from collections import Counter
 
@@ -92,6 +100,7 @@ def _sample_entries(game: str) -> bytes:
 
     engine = games.get(game)
     counts: Counter[bytes] = Counter()
+    firsts: list[bytes] = []
     for seed in range(120):
         players = engine.min_players + seed % (engine.max_players - engine.min_players + 1)
         chooser = random.Random(1000 + seed)
@@ -100,10 +109,19 @@ def _sample_entries(game: str) -> bytes:
             seat = chooser.choice(sorted(engine.active_seats(state)))
             action = chooser.choice(engine.legal_actions(state, seat))
             state, _ = engine.apply(state, seat, action)
-            entry = {"s": seat, "a": dump_action(engine, action)}
-            counts[json.dumps(entry, separators=(",", ":"), sort_keys=True).encode()] += 1
+            entry = json.dumps({"s": seat, "a": dump_action(engine, action)},
+                               separators=(",", ":"), sort_keys=True).encode()
+            counts[entry] += 1
+        if number >= TIMED and seed < 1:
+            now = 1_796_000_000_000 + chooser.randint(0, 10**9)
+            clocks = [[now if s == 0 else None, None, 0] for s in range(players)]
+            whole = {"=": 1, "b": {}, "ck": clocks, "f": False, "tw": now, "u": now // 1000}
+            firsts.append(json.dumps({"h": whole}, separators=(",", ":"),
+                                     sort_keys=True).encode())
     ranked = sorted(counts.items(), key=lambda item: (item[1], item[0]))
-    return b"".join(entry for entry, _ in ranked)[-DICT_BYTES:]
+    sample = b"".join(entry for entry, _ in ranked)
+    head = b"".join(firsts)
+    return head + sample[-(DICT_BYTES - len(head)):]
 
 
 def main() -> None:
@@ -111,9 +129,9 @@ def main() -> None:
 
     raw: dict[str, str] = json.loads(PATH.read_text()) if PATH.exists() else {}
     for game in games.ids():
-        if current_number(game) is None:
-            raw[f"{game}.3"] = base64.b64encode(_sample_entries(game)).decode()
-            print(f"added {game}.3")
+        if (current_number(game) or 0) < TIMED:
+            raw[f"{game}.{TIMED}"] = base64.b64encode(_sample_entries(game)).decode()
+            print(f"added {game}.{TIMED}")
     PATH.write_text(json.dumps(raw, indent=0, sort_keys=True) + "\n")
 
 

@@ -201,6 +201,10 @@ class MatchRecord:
     """Seats that are out (timed out under ``forfeit``, resigned), in the order they left."""
     away: dict[int, Away] = field(default_factory=dict)
     """Seats a bot took over, and who held them."""
+    written_ms: int | None = None
+    """When the write that stored this version happened (ms, the store's clock: the time
+    its seat clocks moved by); None for a record stored before versioned log headers
+    (2026-12, ``headers.py``)."""
 
     @property
     def waiting(self) -> bool:
@@ -305,7 +309,12 @@ class MatchRecord:
         return self.keys_from != 1 and self.forgotten_before() > 0
 
     def encode(self) -> bytes:
-        header = {
+        return _compact(self.header()) + b"\n" + self.state
+
+    def header(self) -> dict[str, Any]:
+        """The stored header as a dict (``encode`` without the state; ``from_header`` reads
+        it back)."""
+        header: dict[str, Any] = {
             "g": self.game,
             "n": self.players,
             "o": self.options,
@@ -369,12 +378,18 @@ class MatchRecord:
             header["ff"] = list(self.forfeited)
         if self.away:
             header["aw"] = {str(seat): a.encode() for seat, a in sorted(self.away.items())}
-        return _compact(header) + b"\n" + self.state
+        if self.written_ms is not None:
+            header["tw"] = self.written_ms
+        return header
 
     @classmethod
     def decode(cls, data: bytes) -> MatchRecord:
         raw_header, _, state = data.partition(b"\n")
-        header = json.loads(raw_header)
+        return cls.from_header(json.loads(raw_header), state)
+
+    @classmethod
+    def from_header(cls, header: dict[str, Any], state: bytes) -> MatchRecord:
+        """The record of a stored ``header`` (``header()``) and state bytes."""
         if "d" not in header:
             raise OutdatedRecord("the match was stored in an older format")
         return cls(
@@ -418,6 +433,7 @@ class MatchRecord:
             termination=header.get("tm"),
             forfeited=tuple(header.get("ff") or ()),
             away={int(seat): Away.decode(a) for seat, a in (header.get("aw") or {}).items()},
+            written_ms=header.get("tw"),
         )
 
 
@@ -450,17 +466,43 @@ class LogRecord:
     checkpoint: bytes | None = None
     """The engine's ``dumps`` of the state after this version (``checkpointed`` versions;
     None elsewhere and in entries written before checkpoints existed)."""
+    header: dict[str, Any] | None = None
+    """The record's header at this version, as far as a view reads it (``headers.py``):
+    whole, or as a change from the entry before; None in entries written before
+    versioned headers (2026-12)."""
 
     def encode(self, game: str, log_dict: int) -> bytes:
         """Compact JSON, deflated with dictionary ``log_dict`` of ``game``, then the
         checkpoint's bytes as they are (deflate marks the end of its stream). Dictionary 0:
-        plain JSON, the checkpoint in base64 under ``"c"``."""
+        plain JSON, the checkpoint in base64 under ``"c"``.
+
+        The header (``headers.py``): under ``"h"``, but for the time since the entry before
+        (``"@"``, in nearly every entry the only thing it holds): from dictionary
+        ``logdict.TIMED`` on, a zigzag LEB128 varint plus one right after the deflate stream
+        (before the checkpoint; 0: the entry has no header), in an older match's entries
+        ``"t"`` in the
+        JSON (readers that predate headers ignore both keys)."""
         entry: dict[str, JSON] = {"s": self.seat, "a": self.action}
+        since: int | None = None
+        if self.header is not None:
+            header = dict(self.header)
+            since = header.pop("@", None)
+            if header:
+                entry["h"] = header
+        binary = log_dict >= logdict.TIMED
+        if self.header is not None and not binary:
+            if since is not None:
+                entry["t"] = since
+            elif "h" not in entry:
+                entry["h"] = {}
         if log_dict == 0:
             if self.checkpoint:
                 entry["c"] = base64.b64encode(self.checkpoint).decode()
             return _compact(entry)
-        return logdict.compress(game, log_dict, _compact(entry)) + (self.checkpoint or b"")
+        packed = logdict.compress(game, log_dict, _compact(entry))
+        if binary:  # 0: no header; else the time's zigzag + 1
+            packed += b"\0" if self.header is None else _zigzag(since or 0, 1)
+        return packed + (self.checkpoint or b"")
 
     @classmethod
     def decode(cls, game: str, log_dict: int, data: bytes) -> LogRecord:
@@ -468,4 +510,46 @@ class LogRecord:
         raw = json.loads(text)
         if log_dict == 0 and "c" in raw:
             checkpoint = base64.b64decode(raw["c"], validate=True)
-        return cls(seat=raw["s"], action=raw["a"], checkpoint=checkpoint or None)
+        header = raw.get("h")
+        header = dict(header) if isinstance(header, dict) else None
+        since: int | None = raw.get("t")
+        if log_dict >= logdict.TIMED:
+            since, checkpoint = _unzigzag(checkpoint, 1)
+            if since is not None:
+                header = header or {}
+                since = since or None  # no time since the entry before: no "@"
+        if since is not None:
+            header = {**(header or {}), "@": since}
+        return cls(seat=raw["s"], action=raw["a"], checkpoint=checkpoint or None,
+                   header=header)
+
+
+def _zigzag(n: int, shift: int = 0) -> bytes:
+    """``n`` as a zigzag LEB128 varint (small numbers of either sign in few bytes), plus
+    ``shift`` (the values below it left for other meanings)."""
+    z = (n * 2 if n >= 0 else -n * 2 - 1) + shift
+    out = bytearray()
+    while True:
+        low, z = z & 0x7F, z >> 7
+        out.append(low | (0x80 if z else 0))
+        if not z:
+            return bytes(out)
+
+
+def _unzigzag(data: bytes, shift: int = 0) -> tuple[int | None, bytes]:
+    """The number ``_zigzag`` wrote at the start of ``data`` (None: a value below
+    ``shift``), and the bytes after it."""
+    z, bits, pos = 0, 0, 0
+    while True:
+        if pos >= len(data):
+            raise ValueError("a log entry's time is cut short")
+        byte = data[pos]
+        pos += 1
+        z |= (byte & 0x7F) << bits
+        bits += 7
+        if not byte & 0x80:
+            break
+    if z < shift:
+        return None, data[pos:]
+    z -= shift
+    return (z >> 1 if not z & 1 else -(z >> 1) - 1), data[pos:]

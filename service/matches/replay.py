@@ -18,7 +18,7 @@ from typing import Any
 from service.games.base import Engine, Event, parse_action
 from service.store import LogEntry
 
-from . import absence, records
+from . import absence, headers, records
 from .records import LogRecord, MatchRecord, SeatPlayer
 from .storage import MatchStorage
 
@@ -174,8 +174,8 @@ async def state_at(
     """The state at ``version`` (at most the latest: else ``PastTheLog``), replayed from the
     newest checkpoint at or before it -- at most ``CHECKPOINT_EVERY - 1`` moves -- or from the
     seed where there is none."""
-    state, _, _ = await _walk(storage, match_id, engine, record, version, version)
-    return state
+    walk = await _walk(storage, match_id, engine, record, version, version)
+    return walk.at_after
 
 
 async def moves_between(
@@ -187,8 +187,18 @@ async def moves_between(
     (else from the seed): at most ``CHECKPOINT_EVERY - 1 + upto - after`` moves, reading the
     log from that checkpoint on. ``after`` must be at most the latest version (else
     ``PastTheLog``); the moves stop at the latest."""
-    state, moves, _ = await _walk(storage, match_id, engine, record, after, upto)
-    return state, moves
+    walk = await _walk(storage, match_id, engine, record, after, upto)
+    return walk.at_after, walk.moves
+
+
+async def versions_between(
+    storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord,
+    after: int, upto: int,
+) -> list[Version]:
+    """Every version in ``(after, upto]`` with its state and its record (``Version``), as
+    ``moves_between`` replays them (``record``: the stored one)."""
+    walk = await _walk(storage, match_id, engine, record, after, upto, records_too=True)
+    return walk.versions
 
 
 async def replay(
@@ -197,20 +207,52 @@ async def replay(
     """The state at version ``upto`` and every logged move up to it with the events it
     produced: the whole history, replayed from the seed (for callers that want all of it;
     a read of a part uses ``moves_between`` or ``state_at``)."""
-    _, moves, state = await _walk(storage, match_id, engine, record, 0, upto)
-    return state, moves
+    walk = await _walk(storage, match_id, engine, record, 0, upto)
+    return walk.at_upto, walk.moves
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A replayed version: its log entry, its state (None: no game yet) and its record
+    (``versioned``: the version's own, from its entry's header; else rebuilt from the
+    newest record and the entries, without clocks or times: ``headers.py``)."""
+
+    version: int
+    logged: LogRecord
+    state: Any
+    record: MatchRecord
+    versioned: bool
+
+
+@dataclass
+class _Walked:
+    at_after: Any
+    at_upto: Any
+    moves: Replayed
+    versions: list[Version]
+
+
+def rebuilt_start(newest: MatchRecord) -> MatchRecord:
+    """Best effort at a record before the versions a log without headers replays: the
+    newest one, not yet finished (the entries replayed re-add forfeits and bots)."""
+    return replace(newest, finished=False, termination=None, forfeited=())
 
 
 async def _walk(
     storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord,
-    after: int, upto: int,
-) -> tuple[Any, Replayed, Any]:
-    """The state at ``after``, the moves in ``(after, upto]`` and the state at ``upto``."""
+    after: int, upto: int, *, records_too: bool = False,
+) -> _Walked:
+    """The state at ``after``, the moves in ``(after, upto]`` (and, ``records_too``, the
+    versions with their records) and the state at ``upto``."""
     after = max(after, 0)
     upto = max(upto, after)
     base = after - after % records.CHECKPOINT_EVERY
     state: Any = None
     entries: list[LogEntry] = []
+    versions = headers.Versions(
+        engine, record, rebuilt_start(record), None,
+        lambda previous, logged: with_handover(previous, logged, record)) \
+        if records_too else None
     if base > 0:
         entries = await storage.entries(match_id, base - 1)
         if not entries:
@@ -220,6 +262,8 @@ async def _walk(
             if first.checkpoint is not None:
                 state = engine.loads(first.checkpoint)
                 entries = entries[1:]
+                if versions is not None:
+                    versions.step(base, first, state, state)
     state_from_checkpoint = state is not None
     if state is None:
         # A log written before checkpoints (or none yet): the seed is the only start. A
@@ -233,17 +277,23 @@ async def _walk(
     at_after = state
     reached = base if state_from_checkpoint else 0
     moves: Replayed = []
+    out: list[Version] = []
     for entry in entries:
         if entry.version > upto:
             break
         logged = LogRecord.decode(record.game, record.log_dict, entry.data)
+        before = state
         state, events = replay_step(engine, state, logged, record)
         STATS.moves += 1
         reached = entry.version
+        if versions is not None:
+            at, versioned = versions.step(entry.version, logged, before, state)
         if entry.version <= after:
             at_after = state
         else:
             moves.append((entry.version, logged, events))
+            if versions is not None:
+                out.append(Version(entry.version, logged, state, at, versioned))
     if reached < after:
         raise PastTheLog(f"version {after} of {match_id} is past the end of its log")
-    return at_after, moves, state
+    return _Walked(at_after, state, moves, out)

@@ -30,7 +30,7 @@ from service.store import (
     StoreUnavailable,
 )
 
-from . import clocking, logdict
+from . import clocking, headers, logdict
 from .records import LogRecord, MatchRecord, OutdatedRecord, checkpointed
 
 log = logging.getLogger("skyline.matches")
@@ -146,7 +146,7 @@ class MatchStorage:
         2**-96 case of a taken one). ``match_id``: store it under this id instead, once
         (a caller that derives the id to create a match idempotently, ``service.lobby``);
         the store's ``MatchExists`` is raised when it is taken."""
-        record = await self._clocked(None, record, None, 0)
+        record = self._clocked(None, record, None, 0, await self._now_ms(record))
         if match_id is not None:
             if before_write is not None:
                 await before_write(match_id, record)
@@ -261,7 +261,13 @@ class MatchStorage:
         Idempotency-Key; None: a random one). Once it landed, every ``listeners`` hears of
         it (``before``: the record it replaced). Answers the record as stored (its seat
         clocks moved by the write), None when the compare-and-set lost."""
-        record = await self._clocked(before, record, entry, version + 1)
+        given = record
+        now_ms = await self._now_ms(record)
+        record = self._clocked(before, record, entry, version + 1, now_ms)
+        entry = replace(entry, header=headers.entry_header(
+            before, record, version + 1,
+            clocks_derived=self._clocks_derived(before, given, record, entry, version + 1,
+                                                now_ms)))
         # Index first: the deadline is in the schedule before the write that sets it (a
         # replica dying between the two leaves an early entry, which the clock worker
         # finds not due and moves on), and again after it (a worker that settled the
@@ -288,14 +294,35 @@ class MatchStorage:
         await self.tell(Written(match_id, version + 1, before, record, entry))
         return record
 
-    async def _clocked(self, before: MatchRecord | None, record: MatchRecord,
-                       entry: LogRecord | None, version: int) -> MatchRecord:
+    async def _now_ms(self, record: MatchRecord) -> int:
+        """The time of a write: the store's clock (a started match's seat clocks move by
+        it; a match without a game keeps only the time, from the estimate at hand)."""
+        if record.started:
+            return await self.store_clock.now_ms()
+        return self.store_clock.peek_ms()
+
+    @staticmethod
+    def _clocked(before: MatchRecord | None, record: MatchRecord, entry: LogRecord | None,
+                 version: int, now_ms: int) -> MatchRecord:
         """``record`` with its seat clocks moved by this write (untimed matches keep when each
-        active seat's turn began)."""
-        if not record.started:
-            return record
-        return clocking.clocked(before, record, entry, version,
-                                await self.store_clock.now_ms())
+        active seat's turn began) and the write's time."""
+        if record.started:
+            record = clocking.clocked(before, record, entry, version, now_ms)
+        return replace(record, written_ms=now_ms)
+
+    @staticmethod
+    def _clocks_derived(before: MatchRecord | None, given: MatchRecord, stored: MatchRecord,
+                        entry: LogRecord, version: int, now_ms: int) -> bool:
+        """Whether replaying the write derives the clocks it stored: the writer left them
+        as they were (``clocking.clocked`` moved them), or set them to what it would have
+        (``headers.py``)."""
+        if before is None:
+            return False
+        if given.clocks == before.clocks:
+            return True
+        derived = clocking.clocked(before, replace(given, clocks=before.clocks), entry,
+                                   version, now_ms)
+        return derived.clocks == stored.clocks
 
     def schedule(self) -> Schedules:
         """The store's schedules (deadlines: ``clocking.DEADLINES``)."""

@@ -21,10 +21,11 @@ from service.errors import ApiError
 from service.games.base import Engine
 
 from . import patches
+from .headers import Versions, view_of
 from .models import MatchState
 from .play import game_state
 from .records import LogRecord, MatchRecord
-from .replay import SeatChange, replay_step, seat_change, starts, with_handover
+from .replay import SeatChange, replay_step, seat_change, with_handover
 from .storage import MatchStorage
 from .views import state_of
 
@@ -62,8 +63,15 @@ class Frame:
     previous: Frame | None = None
     exact: bool = False
     """``record`` is the stored record of this version (loaded whole), not one rebuilt by
-    replaying the log: its seat tokens, players and clocks are the true ones. A replayed
-    frame's state shows no ``clock`` and no ``updatedAt`` (the log holds no times)."""
+    replaying the log: its seat tokens, players and clocks are the true ones."""
+    versioned: bool = False
+    """``record`` is this version's as its log entry's header keeps it (``headers.py``):
+    what a view shows of it is the true one (its tokens are the newest record's). A frame
+    neither exact nor versioned (a log written before headers) shows no ``clock`` and no
+    ``updatedAt``."""
+    view: dict[str, Any] | None = None
+    """This version's header (``headers.view_of``), where known: the next version's
+    entry's header applies to it."""
     change: SeatChange | None = None
     """The seat-credential change this version's log entry made (a replayed frame)."""
     _states: weakref.WeakValueDictionary[int | None, MatchState] = field(
@@ -80,15 +88,20 @@ class Frame:
             # Over by the rules, or ended by the service (a stored record says so).
             self._finished = (self.record.cancelled if self.state is None
                               else self.engine.result(self.state) is not None
-                              or (self.exact and self.record.finished))
+                              or (self.true_record and self.record.finished))
         return self._finished
+
+    @property
+    def true_record(self) -> bool:
+        """Whether what a view reads of ``record`` is this version's."""
+        return self.exact or self.versioned
 
     def state_for(self, seat: int | None) -> MatchState:
         found = self._states.get(seat)
         if found is None:
             found = self._states[seat] = state_of(
                 self.match_id, self.version, self.engine, self.state, seat, self.record,
-                timed=self.exact,
+                timed=self.true_record,
             )
         return found
 
@@ -99,7 +112,7 @@ class Frame:
             state = self._states.get(seat)
             if state is None:
                 state = state_of(self.match_id, self.version, self.engine, self.state, seat,
-                                 self.record, timed=self.exact)
+                                 self.record, timed=self.true_record)
             found = self._json[seat] = encode(state.to_json())
         return found
 
@@ -138,8 +151,7 @@ class Timeline:
         self.engine = engine
         self.frames: dict[int, Frame] = {}
         self._lock = asyncio.Lock()
-        self._add(Frame(match_id, version, engine, game_state(engine, record), record,
-                        exact=True))
+        self._add(stored_frame(match_id, version, engine, record))
         self.watchers = 0
 
     @property
@@ -182,31 +194,38 @@ class Timeline:
                 return
             if upto - newest.version > JUMP:
                 version, record = await self.storage.load(self.match_id)
-                self._add(Frame(self.match_id, version, self.engine,
-                                game_state(self.engine, record), record, exact=True))
+                self._add(stored_frame(self.match_id, version, self.engine, record))
                 return
             # The stored record first: the version it is at gets its true record (its seat
-            # clocks and times, which the log does not hold); the versions replayed before
-            # it show no clock (``Frame.exact``).
+            # tokens); the versions before it get theirs from their log entries' headers.
             current_version, current = await self.storage.load(self.match_id)
             entries = await self.storage.entries(self.match_id, newest.version)
-            state, record = newest.state, newest.record
-            stored: MatchRecord | None = None
-            if state is None and any(starts(LogRecord.decode(record.game, record.log_dict,
-                                                             e.data)) for e in entries):
-                # The match starts in these versions: its setup (the seed drawn then) is
-                # in the stored record only.
-                stored = current
+            state = newest.state
+            versions = Versions(
+                self.engine, current, newest.record, newest.view,
+                lambda previous, logged: with_handover(previous, logged, current))
             previous = newest
             for entry in entries:
-                logged = LogRecord.decode(record.game, record.log_dict, entry.data)
-                state, _ = replay_step(self.engine, state, logged, stored)
+                logged = LogRecord.decode(current.game, current.log_dict, entry.data)
+                before = state
+                state, _ = replay_step(self.engine, state, logged, current)
+                record, versioned = versions.step(entry.version, logged, before, state)
                 exact = entry.version == current_version
-                record = current if exact else with_handover(record, logged, stored)
+                if exact:
+                    record = current
                 frame = Frame(self.match_id, entry.version, self.engine, state, record,
-                              previous=previous, change=seat_change(logged), exact=exact)
+                              previous=previous, change=seat_change(logged), exact=exact,
+                              versioned=versioned,
+                              view=view_of(current) if exact else versions.view)
                 self._add(frame)
                 previous = frame
+
+
+def stored_frame(match_id: str, version: int, engine: Engine[Any],
+                 record: MatchRecord) -> Frame:
+    """The frame of the stored record (the newest version)."""
+    return Frame(match_id, version, engine, game_state(engine, record), record, exact=True,
+                 view=view_of(record))
 
 
 class Timelines:

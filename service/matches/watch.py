@@ -30,8 +30,8 @@ from service.store import MatchNotFound, StoreUnavailable
 
 from . import absence
 from .models import MatchState
-from .records import LogRecord, MatchRecord
-from .replay import SeatChange, replay_step, seat_change, state_at, with_handover
+from .records import MatchRecord
+from .replay import SeatChange, seat_change, versions_between
 from .storage import RETRY_AFTER_SECONDS, MatchStorage
 from .timeline import Frame, Timeline, Timelines
 from .views import seat_of
@@ -341,17 +341,11 @@ class _Stream:
         first_shared = min(timeline.frames)
         if self.last + 1 < first_shared:
             engine, match_id = timeline.engine, timeline.match_id
-            after = self.last
-            state = await state_at(timeline.storage, match_id, engine, record, after)
-            current = record
-            for entry in await timeline.storage.entries(match_id, after):
-                if entry.version >= first_shared:
-                    break
-                logged = LogRecord.decode(record.game, record.log_dict, entry.data)
-                state, _ = replay_step(engine, state, logged, record)
-                current = with_handover(current, logged, record)
-                replayed = Frame(match_id, entry.version, engine, state, current,
-                                 change=seat_change(logged))
+            # Each version from its own record (its log entry's header), never the newest.
+            for past in await versions_between(timeline.storage, match_id, engine, record,
+                                               self.last, first_shared - 1):
+                replayed = Frame(match_id, past.version, engine, past.state, past.record,
+                                 change=seat_change(past.logged), versioned=past.versioned)
                 await self.admit(replayed)
                 yield self.next(replayed)
         while self.last < upto:
