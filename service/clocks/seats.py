@@ -10,6 +10,12 @@ when its clock started running; the deadline is ``since + left``; when the seat 
 active its clock stops, is charged the time it ran and, when its own move ended the
 activation (a completed turn), gets the increment (Fischer). Untimed matches keep ``since``
 too: views show when each active seat's turn began.
+
+A seat's deadline runs from its activation, whoever holds it: a bot taking the seat for its
+player (a hand-over, a timeout under the ``bot`` policy) leaves its clock as it is, and the
+player taking it back (``reclaimed``) finds it as it is -- no new activation, no time added --
+so handing a seat over and taking it back never moves a deadline later (issue 31, item 7).
+Only a move (the bot's or the player's) begins a new activation.
 """
 
 from __future__ import annotations
@@ -19,10 +25,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .controls import TimeControl
-
-RECLAIM_FLOOR_MS = 30_000
-"""A live seat taken back from a bot gets at least this long on its clock (its own time ran
-out when it timed out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +102,14 @@ def stopped(control: TimeControl | None, clock: SeatClock, now: int) -> SeatCloc
 def reclaimed(
     control: TimeControl | None, clock: SeatClock, active: bool, now: int, version: int
 ) -> SeatClock:
-    """The clock of a seat its player took back from a bot at ``version``: running from now
-    when the seat may act (a new activation), a live clock with at least
-    ``RECLAIM_FLOOR_MS``."""
-    left = clock.left
-    if control is not None and control.kind == "live":
-        left = max(left or 0, RECLAIM_FLOOR_MS)
-    if clock.running:
-        clock = _stopped(control, clock, now, completed=False)
-    return replace(clock, since=now if active else None, left=left,
-                   activation=version if active else clock.activation)
+    """The clock of a seat its player took back from a bot at ``version``: unchanged -- its
+    activation (and so its deadline) runs on from when it began, whoever held the seat
+    meanwhile; a live clock keeps the time it has (none is granted). A clock found stopped
+    while the seat may act (stored by a build whose hand-over stopped it) starts now, with
+    the time it had, as a new activation: otherwise the seat would have no deadline at all."""
+    if clock.running or not active:
+        return clock
+    return replace(clock, since=now, activation=version)
 
 
 def deadline_of(control: TimeControl | None, clock: SeatClock) -> int | None:

@@ -8,6 +8,10 @@ a hand-over and a reclaim, each stored as a service entry of its own (``seat: nu
   so that the rules stay whole.
 - ``reclaim``: the player takes the seat back from its bot.
 
+Clocks: a seat a bot holds for its player keeps its clock running from its activation (the
+bot has no deadline: ``MatchRecord.deadlines``), and a reclaim leaves it as it is, so handing
+a seat over and taking it back never moves its deadline (``service.clocks.reclaimed``).
+
 The entries (``timeout``, ``resign``, ``seat_reclaimed``) are replayed by
 ``replay.with_handover`` from their own fields, so timelines and streams see the same
 seats."""
@@ -30,7 +34,10 @@ RECLAIMED = "seat_reclaimed"
 
 
 def _clock_out(record: MatchRecord, seat: int, reason: str, now_ms: int) -> MatchRecord:
-    if seat >= len(record.clocks):
+    """The seat's clock once a bot took it: as it is when the bot holds it for its player (a
+    hand-over, a timeout under the ``bot`` policy: the activation runs on, whoever holds the
+    seat, so taking it back never restarts it); stopped when the seat is out (forfeited)."""
+    if seat >= len(record.clocks) or seat not in record.forfeited:
         return record
     clocks = list(record.clocks)
     clock = clocks[seat]

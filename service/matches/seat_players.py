@@ -1,4 +1,5 @@
-"""Seats bound to players: a player leaving for good (its name replaced in the match), and a
+"""Seats bound to players: a player leaving for good (its name replaced in the match, also in
+a seat a bot holds for it), and a
 seat's token renewed -- recovered by its player, or rotated by the match's app.
 
 Each is a compare-and-set with a service log entry (``seat`` null, like a hand-over), so it
@@ -36,20 +37,43 @@ class SeatPlayers:
             version, record = await storage.load(match_id)
             seat = record.player_seat(app, player)
             if seat is None:
-                return False
-            bound = record.seat_players[seat]
-            assert bound is not None
-            if bound.name == name:
-                return False
-            renamed = list(record.seat_players)
-            renamed[seat] = replace(bound, name=name)
-            new_record = replace(record, seat_players=tuple(renamed), updated=storage.now())
+                found = self._rename_away(record, app, player, name)
+                if found is None:
+                    return False
+                seat, new_record = found
+                new_record = replace(new_record, updated=storage.now())
+            else:
+                bound = record.seat_players[seat]
+                assert bound is not None
+                if bound.name == name:
+                    return False
+                renamed = list(record.seat_players)
+                renamed[seat] = replace(bound, name=name)
+                new_record = replace(record, seat_players=tuple(renamed),
+                                     updated=storage.now())
             entry = LogRecord(seat=None, action={"type": "seat_renamed", "seat": seat,
                                                  "name": name})
             if await storage.write(match_id, version, new_record, entry, before=record):
                 return True
             storage.metrics.cas_conflict()
         raise busy()
+
+    @staticmethod
+    def _rename_away(record: MatchRecord, app: str, player: str,
+                     name: str) -> tuple[int, MatchRecord] | None:
+        """The seat a bot took from ``player`` with the player's name ``name`` in ``away``
+        (so that a seat taken back by the match's app key, or a later read, never shows the
+        name of a player who left for good); None: no such seat, or it has that name."""
+        if app != record.app:
+            return None
+        for seat, gone in record.away.items():
+            if gone.player is None or gone.player.player != player:
+                continue
+            if gone.player.name == name:
+                return None
+            away = {**record.away, seat: replace(gone, player=replace(gone.player, name=name))}
+            return seat, replace(record, away=away)
+        return None
 
     async def renew_seat_token(
         self, match_id: str, caller: Credential, seat: int | None = None

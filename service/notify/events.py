@@ -8,8 +8,10 @@ signed in with JWTs -- its ``sub``. Everything in it comes from the stored recor
 same version always gives the same bytes and the same ids.
 
 ``timeout_soon``: for each seat that became active with a deadline (``MatchRecord.deadlines``)
-a warning is scheduled ``warnBeforeSeconds`` before it, per subscribed endpoint; it carries
-the check the worker makes when it is due (the seat still has that very deadline).
+a warning is scheduled ``warnBeforeSeconds`` before it, per subscribed endpoint, once per
+deadline (its id names the deadline, not the version: a seat taken back from a bot finds its
+deadline as it was and queues no second warning); it carries the check the worker makes when
+it is due (the seat still has that very deadline).
 """
 
 from __future__ import annotations
@@ -103,8 +105,10 @@ def messages(written: Written, endpoints: Sequence[Endpoint],
             if not endpoint.wants(TIMEOUT_SOON):
                 continue
             at = deadline - endpoint.warn_before * 1000
-            msg = message_id(app, endpoint.id, written.match_id, written.version, TIMEOUT_SOON,
-                             seat, deadline)
+            # One warning per deadline, whichever write made it a player's (the seat's
+            # activation, or a reclaim that found it running: hand-over and reclaim do not
+            # move a deadline, and must not multiply its warning either).
+            msg = message_id(app, endpoint.id, written.match_id, TIMEOUT_SOON, seat, deadline)
             out.append(Message(
                 id=msg, app=app, endpoint=endpoint.id, type=TIMEOUT_SOON,
                 body=body(TIMEOUT_SOON, at / 1000,

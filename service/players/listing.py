@@ -109,10 +109,8 @@ class Listing:
                 after = entry
                 if found is None:
                     continue
-                item = self._item(app, player, match_id, *found)
-                if item is None or (status is not None and item.status != status):
-                    continue
-                if mine and not item.your_turn:
+                item = self._item(app, player, match_id, *found, status=status, mine=mine)
+                if item is None:
                     continue
                 items.append(item)
                 if len(items) == size:
@@ -125,27 +123,39 @@ class Listing:
 
     @staticmethod
     def _item(
-        app: AppRecord, player: str, match_id: str, version: int, record: MatchRecord
+        app: AppRecord, player: str, match_id: str, version: int, record: MatchRecord,
+        *, status: str | None = None, mine: bool = False,
     ) -> MyMatch | None:
+        """The item of a match for ``player``; None when it is not the player's or does not
+        pass the filters (checked before the item is built)."""
         held = record.seat_history(app.id, player)
         if held is None:
             return None  # never this player's (or left while the match waited)
         seat, seat_status = held
-        engine = get_engine(record.game)
-        if record.started:
-            state = engine.loads(record.state)
-            finished = record.finished or engine.result(state) is not None
-            active = [] if finished else sorted(engine.active_seats(state))
-            status = "finished" if finished else "active"
+        if status is not None and (record.phase != status if not record.started
+                                   else status not in ("active", "finished")):
+            return None
+        active: list[int] = []
+        if not record.started:
+            current = record.phase
+        elif record.finished:
+            current = "finished"
         else:
-            active, status = [], record.phase
+            engine = get_engine(record.game)
+            state = engine.loads(record.state)
+            finished = engine.result(state) is not None
+            active = [] if finished else sorted(engine.active_seats(state))
+            current = "finished" if finished else "active"
+        your_turn = seat_status == "playing" and seat in active
+        if (status is not None and current != status) or (mine and not your_turn):
+            return None
         return MyMatch(
             match_id=match_id, game=record.game,
-            status=status, seat=seat, seat_status=seat_status,
+            status=current, seat=seat, seat_status=seat_status,
             visibility=record.visibility, name=record.name,
             labels=dict(record.labels),
             players=holders(record), active_seats=active,
-            your_turn=seat_status == "playing" and seat in active,
+            your_turn=your_turn,
             version=version, created_at=_time(record.created), updated_at=_time(record.updated),
             url=match_url(app, match_id), seed_chosen=seeds.chosen(record),
         )

@@ -149,9 +149,11 @@ def test_timeout_resign_and_reclaim_clocks() -> None:
     clock = SeatClock(since=0, left=1_000, activation=3)
     assert timed_out(live, clock) == SeatClock(None, 0, 3)
     assert stopped(live, clock, now=400) == SeatClock(None, 600, 3)
-    # Taken back from a bot while active: a new activation, at least 30 s on the clock.
+    # Taken back from a bot while active: the clock as it was (issue 31, item 7: no new
+    # activation, no time added); one found stopped starts with the time it had.
+    assert reclaimed(live, clock, active=True, now=5_000, version=9) == clock
     back = reclaimed(live, timed_out(live, clock), active=True, now=5_000, version=9)
-    assert back == SeatClock(5_000, 30_000, 9)
+    assert back == SeatClock(5_000, 0, 9)
     corr = parse_time_control({"correspondence": {"secondsPerMove": 100}})
     idle = reclaimed(corr, SeatClock(None, None, 2), active=False, now=5_000, version=9)
     assert idle == SeatClock(None, None, 2)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-import pytest
-
 from service.clocks import OnTimeout, TimeControl
 from service.identity.callers import Caller
 from service.matches import MatchService
@@ -17,8 +15,6 @@ from service.players import PlayerService
 from service.store import DocStore
 from tests.clocks.conftest import TOY
 from tests.store.conftest import Backend
-
-pytestmark = pytest.mark.asyncio
 
 
 async def _timed(players: PlayerService, app: Caller, users: list[str],

@@ -27,3 +27,32 @@ async def test_match_finished_is_sent_for_a_seat_a_bot_holds_and_a_resigned_one(
             if b["type"] == "match_finished" and b["data"]["matchId"] == match_id}
     assert told == {("u1", 0), ("u2", 1)}
     assert receiver.bad == []
+
+
+async def test_hand_over_and_reclaim_do_not_multiply_a_deadline_warning(
+        stack: Stack, receiver: Receiver) -> None:
+    """Issue 31, item 7: taking a seat back does not move its deadline, and does not queue
+    another ``timeout_soon`` for the deadline it already had a warning for."""
+    from service.clocks import OnTimeout, TimeControl
+    from service.matches.models import CreateMatchRequest
+
+    app = await stack.app()
+    await stack.endpoint(app, receiver, "/soon", events=["timeout_soon"],
+                         warn_before_seconds=10)
+    created = await stack.players.create_match(app, CreateMatchRequest.model_validate(
+        {"game": "toy", "seats": [{"user": "w1"}, {"user": "w2"}]}), extra={
+            "time_control": TimeControl("correspondence", seconds_per_move=600),
+            "on_timeout": OnTimeout("forfeit")})
+    match_id = created.match_id
+    _, record = await stack.matches.storage.load(match_id)
+    first = record.seat_players[0]
+    assert first is not None
+    deadline = record.deadlines()[0]
+    assert stack.hooks.enqueued == 1  # seat 0's warning
+    player = Caller(app=app.app, player=first.player)
+    for _ in range(3):
+        await stack.matches.hand_seat_to_bot(match_id, player, "random", 0)
+        await stack.matches.reclaim_seat(match_id, player, 0)
+    _, record = await stack.matches.storage.load(match_id)
+    assert record.deadlines()[0] == deadline
+    assert stack.hooks.enqueued == 1
