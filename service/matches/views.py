@@ -102,6 +102,8 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
             raise no_seat()
         return held
     if invites.is_spectator_token(token):
+        if not invites.reads(token, record):  # "that one match": never another, public or not
+            raise ApiError.of("unauthorized", "The token is not valid for this match.")
         if required:
             raise no_seat()  # a spectator token reads the match; it plays no seat
         return None
