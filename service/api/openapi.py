@@ -452,9 +452,9 @@ READ_SECURITY: list[dict[str, list[str]]] = [
 spectator where it has none), or the match's app."""
 WRITE_SECURITY: list[dict[str, list[str]]] = [{SEAT_TOKEN: []}, *PLAYER_SECURITY]
 CREATE_SECURITY: list[dict[str, list[str]]] = [{}, *APP_SECURITY, *PLAYER_SECURITY]
-"""What creating a match accepts: nothing (anonymous seats), the app's key or a player
-credential (seating players). Published as ``PUBLIC`` all the same (docs/decisions.md,
-"createMatch declares no security"), and named in the operation's description."""
+"""What creating a match accepts, as optional alternatives: nothing (anonymous seats), the
+app's key or a player credential (seating players, lobby tables). docs/decisions.md, "The
+contract declares what each handler accepts"."""
 PUBLIC: list[dict[str, list[str]]] = []
 """No credentials (and none looked at)."""
 
@@ -519,11 +519,7 @@ def _paths() -> dict[str, Any]:
             "players and users) or a player credential (`playerToken`, `playerJwt`: the "
             "player itself, and bots); those seats get no token: the player's own credential "
             "acts for them. Without `seats` no credential is needed.",
-            # Declared public (see CREATE_SECURITY): anonymous creation stays callable with a
-            # generated client's plain Client (openapi-python-client asks for an
-            # AuthenticatedClient wherever any security is declared); an authenticated
-            # client's credential is sent on it all the same.
-            "security": PUBLIC,
+            "security": CREATE_SECURITY,
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/CreateMatchRequest"}}}},
             "responses": {

@@ -316,13 +316,14 @@ class InvitationService:
                                      next_cursor=encode_cursor(members[-1]) if more else None)
 
     async def accept(self, caller: Credential, invite_id: str) -> MatchState:
+        await self._invitee(caller)  # who asks first: 401 / 403 before any look-up
         match_id = invites.match_of_invite(invite_id)
         if match_id is None:
             raise invites.not_found()
         return await self.tables.join(caller, match_id, JoinRequest(invite=invite_id))
 
     async def decline(self, caller: Credential, invite_id: str) -> InvitationOut:
-        own = await self.players.member(caller)
+        own = await self._invitee(caller)
         match_id = invites.match_of_invite(invite_id)
         if match_id is None or own.player is None:
             raise invites.not_found()
@@ -342,6 +343,14 @@ class InvitationService:
         raise busy()
 
     # -- helpers --------------------------------------------------------------------------
+
+    async def _invitee(self, caller: Credential) -> Member:
+        """A player answering its invitation: 401 without a player credential, 403 for an
+        app's key (it is invited to nothing)."""
+        own = await self.players.member(caller)
+        if own.player is None:
+            raise ApiError.of("forbidden", "Only the invited player answers an invitation.")
+        return own
 
     async def _record_of(self, match_id: str) -> MatchRecord:
         try:

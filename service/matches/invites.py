@@ -160,21 +160,14 @@ def is_spectator_token(token: str) -> bool:
 
 
 def reads(token: str, record: MatchRecord) -> bool:
-    """Whether spectator token ``token`` was issued for this match (its MAC under the
-    match's own key: a token of another match never verifies)."""
-    found = _TOKEN.fullmatch(token)
-    if found is None or record.view_key is None:
-        return False
-    match_id, nonce, mac = found.groups()
-    return hmac.compare_digest(mac, _mac(record.view_key, match_id, nonce))
-
-
-def genuine(token: str, record: MatchRecord) -> bool:
-    """Whether spectator token ``token`` is one the service issued for a match with this
-    record's key (a public match's tokens are issued under the empty key: they prove only
-    their shape, and draw from their sender's address's budgets like no credential)."""
+    """Whether spectator token ``token`` was issued for this match: it names the record's
+    match and carries the MAC under the match's own key (a public match's tokens are issued
+    under the empty key: they prove only that they name this match, and draw from their
+    sender's address's budgets like no credential). A token of another match never reads
+    this one, public or not (docs/lobby.md: "that one match")."""
     found = _TOKEN.fullmatch(token)
     if found is None:
         return False
     match_id, nonce, mac = found.groups()
-    return hmac.compare_digest(mac, _mac(record.view_key or b"", match_id, nonce))
+    return match_id == record.id and hmac.compare_digest(
+        mac, _mac(record.view_key or b"", match_id, nonce))

@@ -102,8 +102,7 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
             raise no_seat()
         return held
     if invites.is_spectator_token(token):
-        if not invites.genuine(token, record):
-            # Checked on every match, public ones too: a made-up one is no credential.
+        if not invites.reads(token, record):  # "that one match": never another, public or not
             raise ApiError.of("unauthorized", "The token is not valid for this match.")
         checked.note(token, own=False)  # minted by anyone holding a spectator code
         if required:

@@ -95,6 +95,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/graphql/routes.py::SkylineGraphQL.on_ws_connect": (GRAPHQL,),
     "service/api/graphql/routes.py::_malformed": (GRAPHQL,),
     "service/api/graphql/routes.py::_problem_of": (GRAPHQL,),
+    "service/api/graphql/routes.py::subscription_over_http": (GRAPHQL,),
     "service/app.py::_unexpected": (EVERY, GRAPHQL),
     "service/app.py::_http_error": (),  # Starlette's own refusals: see DYNAMIC
     "service/matches/act.py::Acting.act": ("act",),
@@ -149,6 +150,8 @@ SITES: dict[str, tuple[str, ...]] = {
                                                                 "redeemInvitation"),
     "service/lobby/invitations.py::InvitationService.create": ("createInvitation",),
     "service/lobby/invitations.py::InvitationService.decline": ("declineInvitation",),
+    "service/lobby/invitations.py::InvitationService._invitee": ("acceptInvitation",
+                                                                 "declineInvitation"),
     "service/lobby/invitations.py::InvitationService.mine": ("listMyInvitations",),
     "service/lobby/invitations.py::InvitationService.redeem": ("redeemInvitation",),
     "service/lobby/invitations.py::InvitationService.revoke": ("revokeInvitation",),

@@ -2,10 +2,13 @@
 from the checked-in openapi/openapi.json (package ``skyline_client``, generated into a scratch
 folder by tests/clients/test_python_client.py; ``mypy --strict`` checks this file against it).
 
-It plays a 2-player New York 1901 match to its end: for the seat to move, post the first
-listed legal move. The server (here, a proxy in front of it) may send event kinds and problem
-codes the client was not generated with: unknown kinds are counted and skipped; an unknown
-problem code means "re-read the legal moves and try again".
+It creates a guest player (``createPlayer``, no credential), then with the guest's token (the
+generated ``AuthenticatedClient``: ``createMatch`` declares its credentials as optional
+alternatives) a 2-player New York 1901 match with a time control, and plays it to its end:
+for the seat to move, post the first listed legal move. The server (here, a proxy in front of
+it) may send event kinds and problem codes the client was not generated with: unknown kinds
+are counted and skipped; an unknown problem code means "re-read the legal moves and try
+again".
 
 Usage: python play_client.py BASE_URL  -- prints one JSON summary line on stdout.
 """
@@ -18,18 +21,24 @@ from collections import Counter
 
 from skyline_client import AuthenticatedClient, Client
 from skyline_client.api.matches import act, create_match, get_legal_moves, get_log, get_match
+from skyline_client.api.players import create_player
 from skyline_client.models import (
     ActRequest,
     ActResponse,
+    CorrespondenceControl,
+    CorrespondenceSettings,
     CreateMatchResponse,
     CreateNy1901Match2,
+    CreatePlayerRequest,
     LegalMoves,
     LogPage,
     MatchState,
     MatchStateStatus,
+    PlayerCreated,
     Problem,
 )
 
+SECONDS_PER_MOVE = 3600
 MAX_REQUESTS = 2000  # a 2-player match takes a few hundred; a loop is a bug
 MAX_FAILURES_IN_A_ROW = 5
 KNOWN_KINDS = frozenset({
@@ -81,8 +90,16 @@ class Player:
 
     def play(self) -> dict[str, object]:
         anonymous = Client(base_url=self.base_url)
+        guest = create_player.sync_detailed(client=anonymous,
+                                            body=CreatePlayerRequest(name="Py Client"))
+        if not isinstance(guest.parsed, PlayerCreated):
+            raise RuntimeError(f"createPlayer: {guest.status_code} {guest.content!r}")
+        creator = AuthenticatedClient(base_url=self.base_url, token=guest.parsed.token)
+        timed = CorrespondenceControl(
+            correspondence=CorrespondenceSettings(seconds_per_move=SECONDS_PER_MOVE))
         created = create_match.sync_detailed(
-            client=anonymous, body=CreateNy1901Match2(game="ny1901", players=2, seed=42)
+            client=creator, body=CreateNy1901Match2(game="ny1901", players=2, seed=42,
+                                                    time_control=timed)
         )
         if not isinstance(created.parsed, CreateMatchResponse):
             raise RuntimeError(f"createMatch: {created.status_code} {created.content!r}")
@@ -156,6 +173,7 @@ class Player:
             "moves": moves,
             "logEntries": log_entries,
             "winners": None if final.result is None else list(final.result.winners),
+            "timeControl": None if final.time_control is None else final.time_control.to_dict(),
             "eventKinds": {where: dict(kinds) for where, kinds in self.event_kinds.items()},
             "gameOverSeen": self.game_over_seen,
             "unknownKinds": sorted(self.unknown_kinds),

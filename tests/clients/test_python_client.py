@@ -69,3 +69,5 @@ def test_python_client_plays_a_match_against_a_newer_server(
                        what="play_client.py (through the rewriting proxy)")
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     check_summary(summary, live_serve, proxy)
+    # Created with the guest's credential and a time control (issue 30 items 3 and 5).
+    assert summary["timeControl"] == {"correspondence": {"secondsPerMove": 3600}}, summary

@@ -49,3 +49,55 @@ def test_get_without_a_query_is_405_json_and_html_for_a_browser(gql: GraphQLClie
     assert refused.json()["code"] == "method_not_allowed"
     page = gql.http.get("/graphql", headers={"Accept": "text/html"})
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+
+
+SUBSCRIPTION = "subscription Watch { matchUpdated(matchId: \"m1\") { __typename } }"
+
+
+@pytest.mark.parametrize(
+    ("method", "host", "proto", "url"),
+    [
+        ("POST", "games.example:8123", None, "ws://games.example:8123/graphql"),
+        ("GET", "games.example:8123", None, "ws://games.example:8123/graphql"),
+        ("POST", "play.example", "https", "wss://play.example/graphql"),
+    ],
+)
+def test_a_subscription_over_http_says_to_use_the_websocket(
+    gql: GraphQLClient, caplog: pytest.LogCaptureFixture, method: str, host: str,
+    proto: str | None, url: str,
+) -> None:
+    """Issue 30 item 7: not 200 "Unexpected error." with a traceback in the log, but 400 with
+    what to do instead: the WebSocket URL (as the request's host names it) and protocol."""
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    base = f"{proto or 'http'}://{host}"
+    if method == "POST":
+        response = gql.http.post(f"{base}/graphql", json={"query": SUBSCRIPTION})
+    else:
+        response = gql.http.get(f"{base}/graphql", params={"query": SUBSCRIPTION})
+    assert response.status_code == 400, response.text
+    assert response.headers["content-type"] == PROBLEM
+    problem = response.json()
+    assert problem["code"] == "malformed"
+    assert "WebSocket" in problem["detail"]
+    assert "graphql-transport-ws" in problem["detail"]
+    assert url in problem["detail"]
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+def test_the_subscription_refusal_is_translated_and_named_operations_are_told_apart(
+    gql: GraphQLClient,
+) -> None:
+    czech = gql.http.post("http://h.example/graphql?lang=cs", json={"query": SUBSCRIPTION})
+    assert czech.status_code == 400
+    assert "ws://h.example/graphql" in czech.json()["detail"]
+    assert "graphql-transport-ws" in czech.json()["detail"]
+    assert "WebSocket" in czech.json()["detail"]
+    assert "připojte" in czech.json()["detail"]
+    # A document holding a query and a subscription: the operation named runs.
+    both = SUBSCRIPTION + " query Games { games { id } }"
+    query = gql.http.post("/graphql", json={"query": both, "operationName": "Games"})
+    assert query.status_code == 200 and query.json()["data"]["games"]
+    sub = gql.http.post("/graphql", json={"query": both, "operationName": "Watch"})
+    assert sub.status_code == 400 and "WebSocket" in sub.json()["detail"]

@@ -142,3 +142,31 @@ def test_spectator_codes_give_tokens_that_read_one_private_match(rig: Rig) -> No
     seat_code = _invite(rig, _waiting(rig, host, [{"player": "me"}, {"open": True}]), host)
     _problem(rig.client.post(f"/v1/invitations/{seat_code['code']}/redeem"), 400, "malformed")
     del bob
+
+
+def test_a_spectator_token_reads_its_own_match_and_no_other(rig: Rig) -> None:  # noqa: F811
+    """Issue 30 item 9: an ``sks_`` token is "that one match" (docs/lobby.md): another
+    match, public or unlisted, is 401 as for a seat token of another match, on every read
+    (state, legal moves, log, stream, picture, GraphQL); a forged one too."""
+    host, = _guests(rig, "Ann")
+    match_id = _waiting(rig, host, [{"player": "me"}, {"bot": "random"}],
+                        visibility="private")
+    public = _waiting(rig, host, [{"player": "me"}, {"bot": "random"}], visibility="public")
+    unlisted = _waiting(rig, host, [{"player": "me"}, {"bot": "random"}])
+    code = _invite(rig, match_id, host, spectate=True)["code"]
+    token = rig.client.post(f"/v1/invitations/{code}/redeem").json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert rig.client.get(f"/v1/matches/{match_id}", headers=auth).status_code == 200
+    for other in (public, unlisted):
+        assert rig.client.get(f"/v1/matches/{other}").status_code == 200  # open to all...
+        for path in ("", "/legal-moves", "/log", "/events", "/board.svg"):
+            _problem(rig.client.get(f"/v1/matches/{other}{path}", headers=auth), 401,
+                     "unauthorized")  # ...but not with a token of another match
+        answer = rig.client.post("/graphql", headers=auth, json={
+            "query": "query($id: ID!) { match(id: $id) { __typename } }",
+            "variables": {"id": other}})
+        assert answer.json()["data"]["match"]["__typename"] == "Unauthorized", answer.text
+    # A token of this match's shape, its MAC forged, reads nothing either.
+    forged = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    _problem(rig.client.get(f"/v1/matches/{public}",
+                            headers={"Authorization": f"Bearer {forged}"}), 401, "unauthorized")

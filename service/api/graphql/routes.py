@@ -13,7 +13,8 @@ operation, which answers ``Unauthorized`` on its own.
 HTTP: ``GET /graphql`` without a query serves GraphiQL to a browser (``Accept: text/html``)
 and a 405 problem to anything else; a request the transport refuses (a body that is not JSON,
 an unsupported media type, no query) is an ``application/problem+json`` document with its
-``code``, like every REST refusal, never plain text.
+``code``, like every REST refusal, never plain text. A subscription sent over HTTP is such a
+refusal (400 ``malformed``) whose detail names the WebSocket URL and protocol to use instead.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from typing import Any, cast
 
 import strawberry
 from cross_web import HTTPException
+from graphql import GraphQLError
+from graphql import parse as parse_graphql
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
@@ -42,9 +45,11 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     ConnectionInitMessage,
 )
+from strawberry.types.graphql import OperationType
+from strawberry.utils.operation import get_operation_type
 
 from service.errors import ApiError
-from service.i18n import negotiate
+from service.i18n import T, negotiate
 from service.identity.seats import TOKEN_PREFIX
 from service.matches import MatchService
 from service.players import PlayerService
@@ -182,11 +187,24 @@ class SkylineGraphQL(GraphQL):
         else:
             try:
                 response = await self.run(request)
+            except ApiError as error:  # a client's mistake found before execution
+                response = problem_response(error, lang_of(request))
             except HTTPException as error:
                 response = problem_response(_problem_of(error))
                 if error.status_code == 405:
                     response.headers["Allow"] = ALLOW
         await response(scope, receive, send)
+
+    async def execute_single(
+        self, request: Any, request_adapter: Any, sub_response: Any, context: Any,
+        root_value: Any, request_data: Any,
+    ) -> Any:
+        """An HTTP operation; a subscription is refused before execution (it needs a
+        WebSocket: over HTTP it used to run as a query and fail with "Unexpected error.")."""
+        if _is_subscription(request_data.query, request_data.operation_name):
+            raise subscription_over_http(request)
+        return await super().execute_single(request, request_adapter, sub_response, context,
+                                            root_value, request_data)
 
     def parse_json(self, data: str | bytes) -> Any:
         """A request body or the ``variables`` of a GET, refused (400 ``malformed``) when
@@ -256,6 +274,34 @@ class SkylineGraphQL(GraphQL):
             except ApiError as error:
                 raise Rejected(error) from None
         return strawberry.UNSET
+
+
+def _is_subscription(query: object, operation_name: str | None) -> bool:
+    """Whether the operation ``query`` runs (by ``operation_name``) is a subscription; a
+    query that does not parse, or names no operation, is left to the executor's own
+    errors."""
+    if not isinstance(query, str):
+        return False
+    try:
+        document = parse_graphql(query)
+        return get_operation_type(document, operation_name) == OperationType.SUBSCRIPTION
+    except (GraphQLError, RuntimeError, RecursionError):
+        return False
+
+
+def websocket_url(request: Request) -> str:
+    """``ws://`` (``wss://`` behind TLS) + the host the request named + this path."""
+    scheme = "wss" if request.url.scheme in ("https", "wss") else "ws"
+    return f"{scheme}://{request.url.netloc}{request.url.path}"
+
+
+def subscription_over_http(request: Request) -> ApiError:
+    """400 ``malformed``: subscriptions are served over a WebSocket only."""
+    return ApiError.of("malformed", T(
+        "A subscription needs a WebSocket: connect to {url} with the {protocol} protocol "
+        "(Sec-WebSocket-Protocol: {protocol}, e.g. the graphql-ws client) and send it as a "
+        "subscribe message. HTTP serves queries and mutations only (docs/graphql.md).",
+        url=websocket_url(request), protocol=GRAPHQL_TRANSPORT_WS_PROTOCOL))
 
 
 def _content_type_normalized(scope: Scope) -> Scope:
