@@ -129,11 +129,17 @@ def _limit_settings(args: argparse.Namespace) -> Any:
         policies={budget: getattr(args, f"rate_{budget}") for budget in BUDGETS},
         quotas=Quotas(player=args.quota_player, app=args.quota_app,
                       address=args.quota_address),
+        waiting_tables=args.max_waiting_tables,
+        waiting_tables_address=args.max_waiting_tables_per_address,
     )
 
 
 def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
     from service.limits import BUDGETS, DEFAULT_POLICIES, DEFAULT_QUOTAS
+    from service.limits.policies import (
+        DEFAULT_WAITING_TABLES,
+        DEFAULT_WAITING_TABLES_ADDRESS,
+    )
 
     parser.add_argument(
         "--rate-limits", type=_on_off, default=_env("RATE_LIMITS", True, _on_off),
@@ -160,6 +166,20 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
             help=f"unfinished matches one {who} may have created (SKYLINE_QUOTA_"
             f"{kind.upper()}; default {default_quota}; 0: no cap)",
         )
+    parser.add_argument(
+        "--max-waiting-tables", type=_count,
+        default=_env("MAX_WAITING_TABLES", DEFAULT_WAITING_TABLES, _count),
+        help="public tables waiting for players in the lobby one player may have created; "
+        "past it 429 too_many_waiting_tables (SKYLINE_MAX_WAITING_TABLES; default "
+        f"{DEFAULT_WAITING_TABLES}; 0: no cap; app keys are not capped)",
+    )
+    parser.add_argument(
+        "--max-waiting-tables-per-address", type=_count,
+        default=_env("MAX_WAITING_TABLES_PER_ADDRESS", DEFAULT_WAITING_TABLES_ADDRESS, _count),
+        help="the same for all guest players of one client address together "
+        f"(SKYLINE_MAX_WAITING_TABLES_PER_ADDRESS; default {DEFAULT_WAITING_TABLES_ADDRESS}; "
+        "0: no cap)",
+    )
 
 
 def _add_heartbeat_flag(parser: argparse.ArgumentParser) -> None:

@@ -104,6 +104,7 @@ CODES: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, N_("Too many event streams")),
     "rate_limited": (429, N_("Too many requests")),
     "quota_exceeded": (429, N_("Too many unfinished matches")),
+    "too_many_waiting_tables": (429, N_("Too many waiting tables")),
     "busy": (503, N_("Too much contention")),
     "store_unavailable": (503, N_("Store unavailable")),
     "store_full": (503, N_("Store full")),

@@ -49,7 +49,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "createMatch": (
         *_BODY, *_CREDENTIALS, "unknown_game", "bad_player_count", "bad_options", "bad_bots",
         "player_not_found", "quota_exceeded", "seed_not_allowed", "bad_time_control",
-        "bad_timeout_policy",
+        "bad_timeout_policy", "too_many_waiting_tables",
     ),
     "getMatch": _READ,
     "getLegalMoves": _READ,

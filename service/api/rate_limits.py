@@ -44,6 +44,7 @@ from service.limits import (
 )
 from service.limits.verified import VerifiedClients
 from service.live import LiveHub
+from service.lobby.caps import WaitingTablesCap
 from service.matches.records import MatchRecord
 from service.store import DocStore, MatchStore
 
@@ -53,6 +54,9 @@ from .proxies import client_address
 _CREATE = ("/v1/matches", "/v1/players", "/v1/queue")
 _STREAM = re.compile(r"^/v1/(?:matches/[^/]+|me)/events$")
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
+GUEST_TOKEN = "skp_"
+"""A guest's player token (``service.players.auth``): minted by anyone, so counted per
+address as well."""
 REFUSED_CREDENTIAL = "bad:"
 """Key prefix of an address's refused credentials, per budget."""
 CLIENT = "skyline.client"
@@ -67,6 +71,8 @@ class Limits:
     quota: ActiveMatchQuota | None
     verified: VerifiedClients = field(default_factory=VerifiedClients)
     """Credentials seen verified as clients of their own (charged to their own budgets)."""
+    tables: WaitingTablesCap | None = None
+    """Public tables waiting in the lobby per creator (issue 31 item 9; None: no cap)."""
 
     async def aclose(self) -> None:
         if self.rates is not None:
@@ -84,9 +90,21 @@ def build_limits(settings: LimitSettings, store: MatchStore, *, uri: str,
         records = [None if item is None else MatchRecord.decode(item[1]) for item in loaded]
         return [None if r is None else not (r.finished or r.cancelled) for r in records]
 
+    async def waiting(match_ids: Sequence[str]) -> list[bool | None]:
+        loaded = await store.load_many(match_ids)
+        records = [None if item is None else MatchRecord.decode(item[1]) for item in loaded]
+        return [None if r is None else r.waiting and r.visibility == "public"
+                for r in records]
+
+    tables = None
+    if settings.waiting_tables > 0 or settings.waiting_tables_address > 0:
+        tables = WaitingTablesCap(cast(DocStore, store), waiting,
+                                  per_player=settings.waiting_tables,
+                                  per_address=settings.waiting_tables_address)
     return Limits(
         RateLimiter(uri, settings.policies, key_prefix=key_prefix),
         ActiveMatchQuota(cast(DocStore, store), settings.quotas, unfinished),
+        tables,
     )
 
 
@@ -151,14 +169,26 @@ def creation_quota(
     limits: Limits | None, credential: Credential, scope: MutableMapping[str, Any]
 ) -> Callable[[str, MatchRecord], Awaitable[None]] | None:
     """The ``before_write`` of a creation that counts it against its creator's quota
-    (429 ``quota_exceeded``); None when quotas are off."""
-    if limits is None or limits.quota is None:
+    (429 ``quota_exceeded``) and, for a public table that waits for players in the lobby,
+    against the creator's cap of those (429 ``too_many_waiting_tables``: per player, and
+    for a guest also per address; an app key is not capped); None when limits are off.
+    Both are taken before anything is written: a refused creation leaves no entry."""
+    if limits is None or (limits.quota is None and limits.tables is None):
         return None
-    quota = limits.quota
+    quota, tables = limits.quota, limits.tables
     creator = creator_of(credential, scope)
+    listed: list[tuple[str, str]] = []
+    if isinstance(credential, Caller) and credential.player is not None:
+        listed.append(("player", credential.player))
+        if (_bearer(scope) or "").startswith(GUEST_TOKEN):  # minted anonymously
+            listed.append(("address", client_address(scope)))
 
     async def take(match_id: str, record: MatchRecord) -> None:
-        await quota.take(creator, match_id)
+        if quota is not None:
+            await quota.take(creator, match_id)
+        if tables is not None and record.waiting and record.visibility == "public":
+            for kind, who in listed:
+                await tables.take(kind, who, match_id)
 
     return take
 

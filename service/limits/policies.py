@@ -67,6 +67,8 @@ class Quotas:
 
 
 DEFAULT_QUOTAS = Quotas()
+DEFAULT_WAITING_TABLES = 5  # service.lobby.caps
+DEFAULT_WAITING_TABLES_ADDRESS = 20
 
 
 @dataclass(frozen=True)
@@ -77,3 +79,10 @@ class LimitSettings:
     """False (``--rate-limits off``): no budget and no quota is applied (tests, benchmarks)."""
     policies: dict[str, Policy] = field(default_factory=lambda: dict(DEFAULT_POLICIES))
     quotas: Quotas = DEFAULT_QUOTAS
+    waiting_tables: int = DEFAULT_WAITING_TABLES
+    """Public tables waiting for players in an app's lobby that one player may have created
+    (``--max-waiting-tables``; 0: no cap). App keys are not capped: the app fills its own
+    lobby."""
+    waiting_tables_address: int = DEFAULT_WAITING_TABLES_ADDRESS
+    """The same, for all the guest players (tokens minted anonymously) of one address
+    together (``--max-waiting-tables-per-address``; 0: no cap)."""

@@ -88,6 +88,19 @@ class LobbyIndexes:
         for name in index_names(kind, record.game, record.players):
             await guard(self.store.index_add(lobby_key(record.app), name, [entry]))
 
+    async def withdraw(self, kind: str, record: MatchRecord, match_id: str) -> None:
+        """Take back the entry ``announce`` wrote for a write that was then refused, so a
+        refused creation, join or start leaves no phantom (issue 31 item 9) -- unless the
+        match belongs in the list now: another writer's start landed meanwhile (and that
+        writer announces again once its write is in, in case this removal came between)."""
+        if record.visibility != "public" or record.app is None:
+            return
+        loaded = await self.matches.load_records([match_id])
+        now = loaded[0][1] if loaded and loaded[0] is not None else None
+        if now is not None and _belongs(kind, now, record.app):
+            return
+        await self._drop(record.app, kind, record, [entry_of(record, match_id)])
+
     async def _drop(self, app: str, kind: str, record: MatchRecord | None,
                     entries: Sequence[str]) -> None:
         if not entries:

@@ -273,6 +273,10 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rate_limits.py::rate_limited": (*pc.OPERATION_CODES, GRAPHQL),
     "service/limits/quotas.py::ActiveMatchQuota.take": ("createMatch",),
     "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch",),
+    # Public tables waiting in the lobby per creator (issue 31 item 9).
+    "service/lobby/caps.py::too_many": ("createMatch",),
+    "service/lobby/caps.py::WaitingTablesCap.take": ("createMatch",),
+    "service/lobby/caps.py::_guard": ("createMatch",),
     # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
     "service/api/rest/webhooks.py::webhooks_of": WEBHOOK_OPS,
     "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
