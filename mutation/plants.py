@@ -350,4 +350,18 @@ MUTANTS: tuple[Mutant, ...] = (
         "        again = first",
         ("tests/notify/test_isolation.py",),
     ),
+    Mutant(
+        "GK rules v4 re-lettering: version 4 offers version 3's layouts only",
+        "service/games/ginkgopolis/rules.py",
+        "    every_layout = s.rules_version >= 4\n",
+        "    every_layout = s.rules_version >= 5\n",
+        ("tests/golden",),
+    ),
+    Mutant(
+        "GK rules v4 re-lettering: version 3 matches get version 4's layouts",
+        "service/games/ginkgopolis/rules.py",
+        "    every_layout = s.rules_version >= 4\n",
+        "    every_layout = s.rules_version >= 3\n",
+        ("tests/golden", "tests/ginkgopolis/test_rules_v3.py"),
+    ),
 )

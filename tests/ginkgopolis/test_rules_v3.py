@@ -174,11 +174,11 @@ def in_order(s: GkState) -> bool:
 # ----------------------------------------------------------------------------- the walk
 
 
-def test_rules_versions_1_2_and_3_new_matches_get_3() -> None:
-    assert E.rules_versions == (1, 2, 3)
-    new = E.setup(2, None, 1)
-    assert new.rules_version == 3 and E.view(new, 0).rules_version == 3
-    assert E.dumps(new)[0] == 2 and E.loads(E.dumps(new)).rules_version == 3
+def test_rules_version_3_is_kept_for_its_matches() -> None:
+    assert E.rules_versions[:3] == (1, 2, 3)  # new matches get the newest (test_rules_v4.py)
+    kept = E.setup(2, None, 1, 3)
+    assert kept.rules_version == 3 and E.view(kept, 0).rules_version == 3
+    assert E.dumps(kept)[0] == 2 and E.loads(E.dumps(kept)).rules_version == 3
     assert E.setup(2, None, 1, 2).rules_version == 2
 
 

@@ -21,12 +21,17 @@ docs/rulings.md) has two readings, chosen by the match's rules version:
   token there may be read at any of its meetings. Empty spaces edge-adjacent to the city
   that the walk never meets are enclosed holes: not along the edge, never offered as a
   destination elsewhere, and a token in one is left out when the order is read.
+
+When other tokens must move, version 3 re-letters the walk's tokens over the spaces they hold
+plus one free space (``_relettered``); from rules version 4 every layout that moves the
+fewest other tokens is offered (``fewest_moves``), free spaces of the walk included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from fractions import Fraction
+from itertools import combinations, pairwise, product
 from typing import Final
 
 OFFSET: Final = 128
@@ -214,10 +219,11 @@ def reads_in_order(occ: dict[int, list[int]], size: int, tokens: Sequence[int]) 
 
 
 def walk_placements(
-    city: Collection[int], tokens: Sequence[int], letter: int, new_tile: int
+    city: Collection[int], tokens: Sequence[int], letter: int, new_tile: int,
+    every_layout: bool = False,
 ) -> list[Placement]:
     """Where the token ``letter`` may move after its space received ``new_tile`` (GK-T2,
-    rules version 3), in the order listed to the player.
+    rules versions 3 and 4), in the order listed to the player.
 
     Normally: the empty spaces edge-adjacent to the new tile (in ``perimeter_key`` order),
     the others staying. If there is none: the free spaces of the walk (``boundary_walk``, in
@@ -227,6 +233,10 @@ def walk_placements(
     re-letterings that move the fewest other tokens are offered (ordered by the moved
     token's space along the walk, then by the others' moves). Tokens in enclosed holes never
     move with another.
+
+    ``every_layout`` (rules version 4): when other tokens must move, every layout that
+    moves the fewest of them is offered (``fewest_moves``): the moved tokens may also take
+    free spaces of the walk, not only the spaces already held plus one.
     """
     occupied = set(tokens)
     occupied.discard(tokens[letter])
@@ -245,6 +255,8 @@ def walk_placements(
             keeping.append((space, ()))
     if keeping or not free:  # (never no free space: the walk has 12 spaces or more)
         return keeping
+    if every_layout:
+        return fewest_moves(walk, occ, tokens, letter, free)
     return _relettered(occ, size, tokens, letter, free)
 
 
@@ -299,6 +311,97 @@ def _meeting_choices(choices: list[list[int]]) -> list[list[int]]:
         else:
             picks = [[*pick, m] for pick in picks for m in meetings]
     return picks
+
+
+# --------------------------------------------------------------------------- rules version 4
+
+Layout = tuple[tuple[int, int], ...]
+"""Moving tokens and their new spaces, ``((letter, space), ...)`` by letter."""
+
+
+def fewest_moves(
+    walk: Sequence[int], occ: dict[int, list[int]], tokens: Sequence[int], letter: int,
+    free: list[int],
+) -> list[Placement]:
+    """Rules version 4 (GK-T2), when no free space of the walk keeps the order: every
+    layout that moves the fewest other tokens. The token ``letter`` and the k others that
+    move go to free spaces of the walk or to spaces the moving ones leave, so that the
+    tokens on the walk read in order (``reads_in_order``); tokens in enclosed holes stay.
+
+    For k = 1, 2, ... each set of k other tokens is tried: the tokens that stay must read
+    in order by themselves, at some choice of their meetings; each moving token then lies
+    in the stretch of the walk between the two staying tokens whose letters enclose its
+    own, the moving tokens of one stretch in letter order. Listed by the moved token's
+    space along the walk, then by the others' moves (by letter, their spaces along the
+    walk)."""
+    size = len(walk)
+    others = [i for i, space in enumerate(tokens) if i != letter and space in occ]
+    free_set = set(free)
+    for k in range(1, len(others) + 1):
+        found: set[Layout] = set()
+        for moving in combinations(others, k):
+            staying = [i for i in others if i not in moving]
+            movers = sorted([*moving, letter])
+            open_spaces = free_set.union(tokens[i] for i in moving)
+            if not staying:  # nobody stays: the first mover anchors the cycle anywhere
+                for at, space in enumerate(walk):
+                    if space in open_spaces:
+                        _fill_gaps(walk, [movers[0]], [at], movers[1:], open_spaces,
+                                   ((movers[0], space),), found)
+                continue
+            for picks in product(*(occ[tokens[i]] for i in staying)):
+                first = picks[0]
+                offsets = [(p - first) % size for p in picks]
+                if all(a < b for a, b in pairwise(offsets)):
+                    _fill_gaps(walk, staying, list(picks), movers, open_spaces, (), found)
+        if found:
+            return _listed(occ, tokens, letter, found)
+    return []
+
+
+def _fill_gaps(
+    walk: Sequence[int], anchors: list[int], picks: list[int], movers: list[int],
+    open_spaces: set[int], placed: Layout, found: set[Layout],
+) -> None:
+    """``anchors`` (letters, increasing) read in order at walk positions ``picks``: add to
+    ``found`` every way of placing ``movers`` on ``open_spaces`` in the stretches between
+    them, each stretch's movers in letter order, no space taken twice."""
+    size = len(walk)
+    n = len(anchors)
+    per_gap: list[list[Layout]] = []
+    for j in range(n):
+        low, high = anchors[j], anchors[(j + 1) % n]
+        if j + 1 < n:
+            inside = [m for m in movers if low < m < high]
+        else:  # the stretch after the last anchor wraps round to the first
+            inside = [m for m in movers if m > low] + [m for m in movers if m < high]
+        if not inside:
+            continue
+        span = (picks[(j + 1) % n] - picks[j]) % size or size
+        spots = [walk[(picks[j] + d) % size] for d in range(1, span)]
+        spots = [space for space in spots if space in open_spaces]
+        per_gap.append([tuple(zip(inside, chosen, strict=True))
+                        for chosen in combinations(spots, len(inside))])
+    for choice in product(*per_gap):
+        layout = dict(placed)
+        for part in choice:
+            layout.update(part)
+        if len(set(layout.values())) == len(layout):  # a space met twice is taken once
+            found.add(tuple(sorted(layout.items())))
+
+
+def _listed(
+    occ: dict[int, list[int]], tokens: Sequence[int], letter: int, found: set[Layout]
+) -> list[Placement]:
+    out: list[tuple[tuple[int, tuple[tuple[int, int], ...]], Placement]] = []
+    for layout in found:
+        moved = dict(layout)
+        others = tuple((who, where) for who, where in layout
+                       if who != letter and where != tokens[who])
+        rank = tuple((who, occ[where][0]) for who, where in others)
+        out.append(((occ[moved[letter]][0], rank), (moved[letter], others)))
+    out.sort()
+    return [placement for _, placement in out]
 
 
 def bounds(keys: Iterable[int]) -> tuple[int, int, int, int]:

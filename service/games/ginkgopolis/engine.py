@@ -121,14 +121,18 @@ class GinkgopolisEngine:
     View = GkView
     Events = GkEvent
     refusal_codes = codes.REFUSALS  # every IllegalAction code, with its rule ids
-    rules_versions: tuple[int, ...] = (1, 2, 3)
+    rules_versions: tuple[int, ...] = (1, 2, 3, 4)
     """1: the rules as first shipped (until 2026-12-01).
     2: the deck is rebuilt at the draw that empties it (GK-T4); the solo player moves Hal's
     urbanization token (GK-H2); a New Hand is public and carried out at once (GK-T1).
     3: version 2, and the urbanization tokens keep their alphabetical order along the walk
     around the city's real edge (GK-T2, ``city.walk_placements``): only spaces that keep it
     are offered, and when other tokens must move the fewest do, the player choosing among
-    equally small re-letterings (``GkPlaceToken.others``)."""
+    equally small re-letterings (``GkPlaceToken.others``).
+    4: version 3, and when other tokens must move, every order-keeping layout that moves the
+    fewest of them is offered (GK-T2, ``city.fewest_moves``; for Hal's token too, GK-H2):
+    the moved tokens may take free spaces of the walk, not only the spaces already held
+    plus one."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -254,7 +258,7 @@ class GinkgopolisEngine:
 
     @staticmethod
     def _placement(s: GkState, action: GkPlaceToken) -> Placement:
-        """The rules version 3 placement ``action`` names; NOT_LEGAL if none."""
+        """The placement ``action`` names (rules version 3 and later); NOT_LEGAL if none."""
         for placement in rules.token_placements(s):
             if place_token_action(placement) == action:
                 return placement

@@ -315,9 +315,16 @@ def key_xy(key: int) -> list[int]:
     return [x, y]
 
 
+def along_walk(s: GkState, letter: int, new_tile: int) -> list[Placement]:
+    """GK-T2 from rules version 3 (``city.walk_placements``); from version 4 every layout
+    that moves the fewest other tokens when some must move (``city.fewest_moves``)."""
+    every_layout = s.rules_version >= 4
+    return walk_placements(s.stacks, s.tokens, letter, new_tile, every_layout)
+
+
 def move_token_or_ask(s: GkState, seat: int, letter: int, new_tile: int, events: Events) -> None:
     if s.rules_version >= 3:  # GK-T2 along the walk around the city (city.walk_placements)
-        placements = walk_placements(s.stacks, s.tokens, letter, new_tile)
+        placements = along_walk(s, letter, new_tile)
         if len(placements) == 1:
             place_along_walk(s, letter, placements[0], events)
             return
@@ -334,11 +341,12 @@ def token_placements(s: GkState) -> list[Placement]:
     """The pending ``place_token`` decision's choices, in the order listed to the player:
     where the token ``pending_arg`` (still on its new building) may go, with the other tokens
     that move with it. Rules versions 1 and 2 move no other token in a choice (when they must
-    move, ``place_token`` re-letters them by itself)."""
+    move, ``place_token`` re-letters them by itself); version 4 offers more re-letterings
+    than version 3 (``along_walk``)."""
     letter = s.pending_arg
     new_tile = s.tokens[letter]
     if s.rules_version >= 3:
-        return walk_placements(s.stacks, s.tokens, letter, new_tile)
+        return along_walk(s, letter, new_tile)
     destinations, _ = token_destinations(s.stacks, s.tokens, letter, new_tile)
     return [(space, ()) for space in destinations]
 
