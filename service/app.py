@@ -26,7 +26,7 @@ from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
-from service.api.rate_limits import RateLimits, build_limits
+from service.api.rate_limits import RateLimits, build_limits, formed_quota
 from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
 from service.clocks import MIN_MOVE_SECONDS
@@ -246,6 +246,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
         key_prefix=settings.redis_prefix,
     )
+    queue_service.count_formed = formed_quota(limits)  # quick match counts quotas (issue 31)
     routes: list[BaseRoute] = [
         *rest_routes(),
         *graphql_routes(match_service, allowed_origins=list(settings.cors_origins),

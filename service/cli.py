@@ -140,13 +140,15 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
         "(SKYLINE_RATE_LIMITS; on by default; off for tests and benchmarks)",
     )
     what = {"create": "creating matches and players", "act": "moves and other writes",
-            "read": "reads", "stream": "opening event streams and WebSockets"}
+            "read": "reads", "stream": "opening event streams and WebSockets",
+            "guests": "guest players created"}
     for budget in BUDGETS:
         default = DEFAULT_POLICIES[budget]
         parser.add_argument(
             f"--rate-{budget}", type=_policy(budget), metavar="REQUESTS/SECONDS",
             default=_env(f"RATE_{budget.upper()}", default, _policy(budget)),
-            help=f"budget of {what[budget]} per client (SKYLINE_RATE_{budget.upper()}; "
+            help=f"budget of {what[budget]} per "
+            f"{'address' if budget == 'guests' else 'client'} (SKYLINE_RATE_{budget.upper()}; "
             f"default {default.spec()})",
         )
     for kind, who in (("player", "player"), ("app", "app key"),

@@ -53,6 +53,7 @@ from .proxies import client_address
 _CREATE = ("/v1/matches", "/v1/players", "/v1/queue")
 _STREAM = re.compile(r"^/v1/(?:matches/[^/]+|me)/events$")
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
+GUESTS = "/v1/players"
 REFUSED_CREDENTIAL = "bad:"
 """Key prefix of an address's refused credentials, per budget."""
 CLIENT = "skyline.client"
@@ -147,20 +148,73 @@ def creator_of(credential: Credential, scope: MutableMapping[str, Any]) -> Creat
     return Creator("address", client_address(scope))
 
 
+def creators_of(credential: Credential, scope: MutableMapping[str, Any]) -> list[Creator]:
+    """Every quota a creation counts against: its creator's, and for a guest (minted by
+    anyone for nothing) its address's as well (issue 31, item 6)."""
+    creator = creator_of(credential, scope)
+    if isinstance(credential, Caller) and credential.anonymous:
+        return [creator, Creator("address", client_address(scope))]
+    return [creator]
+
+
 def creation_quota(
     limits: Limits | None, credential: Credential, scope: MutableMapping[str, Any]
 ) -> Callable[[str, MatchRecord], Awaitable[None]] | None:
-    """The ``before_write`` of a creation that counts it against its creator's quota
-    (429 ``quota_exceeded``); None when quotas are off."""
+    """The ``before_write`` of a creation that counts it against its creators' quotas
+    (429 ``quota_exceeded``: a slot already taken is given back); None when quotas are
+    off."""
     if limits is None or limits.quota is None:
         return None
     quota = limits.quota
-    creator = creator_of(credential, scope)
+    creators = creators_of(credential, scope)
 
     async def take(match_id: str, record: MatchRecord) -> None:
-        await quota.take(creator, match_id)
+        taken: list[Creator] = []
+        try:
+            for creator in creators:
+                await quota.take(creator, match_id)
+                taken.append(creator)
+        except BaseException:
+            for creator in taken:
+                await quota.release(creator, match_id)
+            raise
 
     return take
+
+
+async def queue_quota(limits: Limits | None, credential: Credential,
+                      scope: MutableMapping[str, Any]) -> None:
+    """Before quick match: 429 ``quota_exceeded`` when the caller (a guest: or its address)
+    already holds its cap of unfinished matches (the match formed is counted then,
+    ``formed_quota``)."""
+    if limits is None or limits.quota is None:
+        return
+    for creator in creators_of(credential, scope):
+        await limits.quota.check(creator)
+
+
+def formed_quota(limits: Limits) -> Callable[[str, Sequence[str]], Awaitable[None]] | None:
+    """Counts a quick match against each of its players' quotas as it is formed."""
+    quota = limits.quota
+    if quota is None:
+        return None
+    counted = quota
+
+    async def count(match_id: str, players: Sequence[str]) -> None:
+        for player in players:
+            await counted.count(Creator("player", player), match_id)
+
+    return count
+
+
+async def charge_guest(limits: Limits | None, scope: MutableMapping[str, Any]) -> None:
+    """A guest created over GraphQL: the ``create`` budget and the address's ``guests``."""
+    await charge(limits, scope, "create")
+    if limits is None or limits.rates is None:
+        return
+    decision = await limits.rates.hit("guests", client_key(None, client_address(scope)))
+    if decision is not None and not decision.allowed:
+        raise rate_limited(decision)
 
 
 def limits_of(app: Any) -> Limits | None:
@@ -224,6 +278,12 @@ class RateLimits:
         if decision is not None and not decision.allowed:
             await self._refuse(scope, receive, send, decision)
             return
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == GUESTS:
+            # Guests per address, whatever credential the request carries (issue 31, item 6).
+            guests = await limiter.hit("guests", client_key(None, address))
+            if guests is not None and not guests.allowed:
+                await self._refuse(scope, receive, send, guests)
+                return
         status = 0
         extra = [(k.lower().encode(), v.encode()) for k, v in decision.headers()] \
             if decision is not None else []
