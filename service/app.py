@@ -78,6 +78,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     ttl_finished: int | None = 7 * 24 * 3600
     ttl_idle: int | None = 30 * 24 * 3600
+    guest_ttl: float = 30 * 24 * 3600.0
+    """Seconds a guest may stay idle before it expires (``--guest-ttl``; 0: never;
+    ``service.players.expiry``)."""
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     sse_max_seconds: float | None = None
     """An event stream ends after this long (the client reconnects with ``Last-Event-ID``
@@ -230,7 +233,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     match_service.storage.waiting_ttl = settings.waiting_ttl
     metrics.live = live_gauges(match_service)
     player_service = PlayerService(
-        cast(DocStore, the_store), match_service, audience=settings.jwt_audience
+        cast(DocStore, the_store), match_service, audience=settings.jwt_audience,
+        guest_ttl=settings.guest_ttl,
     )
     queue_service = QueueService(
         cast(DocStore, the_store), player_service,
@@ -288,9 +292,20 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
             clock_worker = ClockWorker(match_service.timeouts)
             clock_task = asyncio.create_task(clock_worker.run())
         app.state.clock_worker = clock_worker
+        guest_worker = guest_task = None
+        if in_process_worker:
+            from service.workers.guests import GuestWorker
+
+            guest_worker = GuestWorker(player_service.expiry)
+            guest_task = asyncio.create_task(guest_worker.run())
+        app.state.guest_worker = guest_worker
         try:
             yield
         finally:
+            if guest_worker is not None and guest_task is not None:
+                guest_worker.stop()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await guest_task
             if clock_worker is not None and clock_task is not None:
                 clock_worker.stop()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -277,6 +277,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         cors_origins=origins,
         ttl_finished=args.ttl_finished,
         ttl_idle=args.ttl_idle,
+        guest_ttl=args.guest_ttl,
         max_body_bytes=args.max_body_bytes,
         sse_max_seconds=args.sse_max_seconds or None,
         stream_ticket_seconds=args.stream_ticket_seconds,
@@ -370,6 +371,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     from service.store import open_store
     from service.workers.bots import BotWorker
     from service.workers.clocks import ClockWorker
+    from service.workers.guests import GuestWorker
     from service.workers.webhooks import WebhookWorker
 
     if not (args.redis_url or args.redis_cluster):
@@ -390,7 +392,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
                            redis_max_connections=args.redis_max_connections)
         service = MatchService(store, ttl_finished=args.ttl_finished, ttl_idle=args.ttl_idle)
         # The player feed hears of the bots' moves too (their writes tell its listener).
-        players = PlayerService(cast(Any, store), service)
+        players = PlayerService(cast(Any, store), service, guest_ttl=args.guest_ttl)
+        guest_worker = GuestWorker(players.expiry)
         # Webhooks: their events come from the bots' writes too, and this worker delivers.
         webhooks = WebhookService(cast(Any, store), players, service, _webhook_settings(args))
         webhook_worker = WebhookWorker(webhooks)
@@ -405,6 +408,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
             worker.stop()
             webhook_worker.stop()
             clock_worker.stop()
+            guest_worker.stop()
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop)
@@ -413,13 +417,16 @@ def _cmd_worker(args: argparse.Namespace) -> int:
               f"thinking in {thinking})", flush=True)
         delivering = asyncio.create_task(webhook_worker.run())
         timing = asyncio.create_task(clock_worker.run())
+        expiring = asyncio.create_task(guest_worker.run())
         try:
             await worker.run()
         finally:
             webhook_worker.stop()
             clock_worker.stop()
+            guest_worker.stop()
             await delivering
             await timing
+            await expiring
             await webhooks.aclose()
             await players.aclose()
             await store.close()
@@ -552,7 +559,29 @@ def _add_store_flags(parser: argparse.ArgumentParser, *, embedded: bool = True) 
     )
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _guest_ttl(value: str) -> float:
+    """``--guest-ttl``: seconds, or a number with a unit (``30d``, ``12h``, ``90m``,
+    ``45s``); ``0``, ``none`` or ``never``: guests never expire."""
+    raw = value.strip().lower()
+    if raw in {"", "0", "none", "never"}:
+        return 0.0
+    unit = _UNITS.get(raw[-1:], 0)
+    number = _ascii_int(raw[:-1] if unit else raw)
+    if number < 0:
+        raise argparse.ArgumentTypeError("a TTL cannot be negative")
+    return float(number * (unit or 1))
+
+
 def _add_ttl_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--guest-ttl", type=_guest_ttl, default=_env("GUEST_TTL", 30 * 86400.0, _guest_ttl),
+        help="how long a guest may stay idle (no match created or joined) before it expires, "
+        "unless it has an unfinished match or a finished one against another person: "
+        "seconds or 30d/12h/90m; 0: never (SKYLINE_GUEST_TTL; default 30d)",
+    )
     parser.add_argument(
         "--ttl-finished", type=_optional_seconds,
         default=_env("TTL_FINISHED", 7 * 24 * 3600, _optional_seconds),

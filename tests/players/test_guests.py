@@ -217,3 +217,81 @@ def test_quick_match_counts_quotas(toy_module: None) -> None:
         refused = client.post("/v1/queue", json=quick, headers=bearer(guest["token"]))
         assert refused.status_code == 429 and refused.json()["code"] == "quota_exceeded"
         assert _vs_bot(client, guest).json()["code"] == "quota_exceeded"
+
+
+def _play_out(client: TestClient, match_id: str, tokens: dict[int, str]) -> None:
+    import random
+
+    chooser = random.Random(3)
+    url = f"/v1/matches/{match_id}"
+    for _ in range(200):
+        state = client.get(url).json()
+        if state["status"] == "finished":
+            return
+        seat = chooser.choice(state["activeSeats"])
+        moves = client.get(f"{url}/legal-moves", headers=bearer(tokens[seat])).json()
+        done = client.post(f"{url}/actions", headers=bearer(tokens[seat]), json={
+            "action": chooser.choice(moves["moves"]), "expectedVersion": moves["version"]})
+        assert done.status_code == 200, done.text
+    raise AssertionError("the toy match did not end")
+
+
+def test_idle_guests_expire_unless_mid_game_or_with_a_history_worth_keeping(
+    toy_module: None,
+) -> None:
+    """Before the fix guests never expired. With ``--guest-ttl`` 1 s: a guest without
+    matches leaves for good (its token refused); one with an unfinished match stays; two
+    who finished a match against each other are kept for good."""
+    import time
+
+    from service.players.expiry import GUESTS
+    from service.workers.guests import GuestWorker
+    from tests.api.conftest import make_app
+
+    with TestClient(make_app(guest_ttl=1.0, worker=False)) as client:
+        players = client.app.state.player_service  # type: ignore[attr-defined]
+
+        def guest(name: str) -> dict[str, Any]:
+            made = client.post("/v1/players", json={"name": name})
+            assert made.status_code == 201
+            got: dict[str, Any] = made.json()
+            return got
+
+        idle, busy, one, other = (guest(n) for n in ("Idle", "Busy", "One", "Other"))
+        assert _vs_bot(client, busy).status_code == 201
+        duel = client.post("/v1/matches", headers=bearer(one["token"]), json={
+            "game": "toy", "options": {"rounds": 1},
+            "seats": [{"player": "me"}, {"open": True}]})
+        assert duel.status_code == 201, duel.text
+        duel_id = duel.json()["matchId"]
+        joined = client.post(f"/v1/matches/{duel_id}/join", headers=bearer(other["token"]))
+        assert joined.status_code == 200, joined.text
+        _play_out(client, duel_id, {0: one["token"], 1: other["token"]})
+        time.sleep(2.2)
+        worker = GuestWorker(players.expiry)
+        assert client.portal.call(worker.once) == 4  # type: ignore[union-attr]
+        assert worker.expired == 1
+        me = {g["name"]: client.get("/v1/me", headers=bearer(g["token"])).status_code
+              for g in (idle, busy, one, other)}
+        assert me == {"Idle": 401, "Busy": 200, "One": 200, "Other": 200}
+
+        async def due(player_id: str) -> int | None:
+            return await players.expiry.schedules.schedule_due_at(GUESTS, player_id)
+
+        portal = client.portal  # type: ignore[union-attr]
+        assert portal.call(due, busy["id"]) is not None  # looked at again later
+        assert portal.call(due, one["id"]) is None and portal.call(due, other["id"]) is None
+
+
+def test_the_guest_ttl_flag() -> None:
+    from service.cli import build_parser
+
+    def ttl(*flags: str) -> float:
+        value: float = build_parser().parse_args(["serve", *flags]).guest_ttl
+        return value
+
+    assert ttl() == 30 * 86400
+    assert ttl("--guest-ttl", "12h") == 12 * 3600
+    assert ttl("--guest-ttl", "90") == 90
+    assert ttl("--guest-ttl", "never") == 0
+    assert build_parser().parse_args(["worker", "--guest-ttl", "2d"]).guest_ttl == 2 * 86400
