@@ -16,9 +16,9 @@ import sys
 import time
 
 BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout",
-           "players", "soak", "clocks", "webhooks", "isolation")
+           "players", "soak", "clocks", "webhooks", "isolation", "hardening")
 # the benches that take --quick
-QUICK = ("load", "fanout", "players", "soak", "clocks", "webhooks", "isolation")
+QUICK = ("load", "fanout", "players", "soak", "clocks", "webhooks", "isolation", "hardening")
 
 
 def main(argv: list[str]) -> int:

@@ -26,7 +26,7 @@ from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
-from service.api.rate_limits import RateLimits, build_limits
+from service.api.rate_limits import RateLimits, build_limits, formed_quota
 from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
 from service.clocks import MIN_MOVE_SECONDS
@@ -79,6 +79,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     ttl_finished: int | None = 7 * 24 * 3600
     ttl_idle: int | None = 30 * 24 * 3600
+    guest_ttl: float = 30 * 24 * 3600.0
+    """Seconds a guest may stay idle before it expires (``--guest-ttl``; 0: never;
+    ``service.players.expiry``)."""
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     sse_max_seconds: float | None = None
     """An event stream ends after this long (the client reconnects with ``Last-Event-ID``
@@ -237,7 +240,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     match_service.storage.waiting_ttl = settings.waiting_ttl
     metrics.live = live_gauges(match_service)
     player_service = PlayerService(
-        cast(DocStore, the_store), match_service, audience=settings.jwt_audience
+        cast(DocStore, the_store), match_service, audience=settings.jwt_audience,
+        guest_ttl=settings.guest_ttl,
     )
     queue_service = QueueService(
         cast(DocStore, the_store), player_service,
@@ -253,6 +257,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
         key_prefix=settings.redis_prefix,
     )
+    queue_service.count_formed = formed_quota(limits)  # quick match counts quotas (issue 31)
     routes: list[BaseRoute] = [
         *rest_routes(),
         *graphql_routes(match_service, allowed_origins=list(settings.cors_origins),
@@ -273,11 +278,13 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.worker = app.state.webhook_worker = app.state.clock_worker = None
+        app.state.guest_worker = None
         app.state.heartbeat = None
         loops: list[tuple[Any, asyncio.Task[None]]] = []
         if settings.worker:
             from service.workers.bots import BotWorker
             from service.workers.clocks import ClockWorker
+            from service.workers.guests import GuestWorker
             from service.workers.heartbeat import Heartbeat, member_name
             from service.workers.webhooks import WebhookWorker
 
@@ -285,8 +292,11 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
             app.state.worker = worker
             app.state.webhook_worker = WebhookWorker(webhook_service)
             app.state.clock_worker = ClockWorker(match_service.timeouts)
+            # Idle guests expire (issue 31 item 6; docs/players.md).
+            app.state.guest_worker = GuestWorker(player_service.expiry)
             for name, loop in (("bots", worker), ("webhooks", app.state.webhook_worker),
-                               ("clocks", app.state.clock_worker)):
+                               ("clocks", app.state.clock_worker),
+                               ("guests", app.state.guest_worker)):
                 loops.append((loop, asyncio.create_task(loop.run(), name=name)))
             heartbeat = Heartbeat(cast(Schedules, the_store), member_name("serve"),
                                   [task for _, task in loops],

@@ -148,13 +148,15 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
         "(SKYLINE_RATE_LIMITS; on by default; off for tests and benchmarks)",
     )
     what = {"create": "creating matches and players", "act": "moves and other writes",
-            "read": "reads", "stream": "opening event streams and WebSockets"}
+            "read": "reads", "stream": "opening event streams and WebSockets",
+            "guests": "guest players created"}
     for budget in BUDGETS:
         default = DEFAULT_POLICIES[budget]
         parser.add_argument(
             f"--rate-{budget}", type=_policy(budget), metavar="REQUESTS/SECONDS",
             default=_env(f"RATE_{budget.upper()}", default, _policy(budget)),
-            help=f"budget of {what[budget]} per client (SKYLINE_RATE_{budget.upper()}; "
+            help=f"budget of {what[budget]} per "
+            f"{'address' if budget == 'guests' else 'client'} (SKYLINE_RATE_{budget.upper()}; "
             f"default {default.spec()})",
         )
     for kind, who in (("player", "player"), ("app", "app key"),
@@ -307,6 +309,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         cors_origins=origins,
         ttl_finished=args.ttl_finished,
         ttl_idle=args.ttl_idle,
+        guest_ttl=args.guest_ttl,
         max_body_bytes=args.max_body_bytes,
         sse_max_seconds=args.sse_max_seconds or None,
         stream_ticket_seconds=args.stream_ticket_seconds,
@@ -402,6 +405,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     from service.store import open_store
     from service.workers.bots import BotWorker
     from service.workers.clocks import ClockWorker
+    from service.workers.guests import GuestWorker
     from service.workers.heartbeat import Heartbeat, member_name
     from service.workers.webhooks import WebhookWorker
 
@@ -423,7 +427,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
                            redis_max_connections=args.redis_max_connections)
         service = MatchService(store, ttl_finished=args.ttl_finished, ttl_idle=args.ttl_idle)
         # The player feed hears of the bots' moves too (their writes tell its listener).
-        players = PlayerService(cast(Any, store), service)
+        players = PlayerService(cast(Any, store), service, guest_ttl=args.guest_ttl)
+        guest_worker = GuestWorker(players.expiry)
         # Webhooks: their events come from the bots' writes too, and this worker delivers.
         webhooks = WebhookService(cast(Any, store), players, service, _webhook_settings(args))
         webhook_worker = WebhookWorker(webhooks)
@@ -438,6 +443,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
             worker.stop()
             webhook_worker.stop()
             clock_worker.stop()
+            guest_worker.stop()
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop)
@@ -446,9 +452,11 @@ def _cmd_worker(args: argparse.Namespace) -> int:
               f"thinking in {thinking})", flush=True)
         delivering = asyncio.create_task(webhook_worker.run(), name="webhooks")
         timing = asyncio.create_task(clock_worker.run(), name="clocks")
+        expiring = asyncio.create_task(guest_worker.run(), name="guests")
         playing = asyncio.create_task(worker.run(), name="bots")
         heartbeat = Heartbeat(cast(Any, store), member_name("worker", worker.consumer),
-                              [delivering, timing, playing], interval=args.heartbeat_seconds)
+                              [delivering, timing, expiring, playing],
+                              interval=args.heartbeat_seconds)
         beating = asyncio.create_task(heartbeat.run(), name="heartbeat")
         try:
             await playing
@@ -456,9 +464,11 @@ def _cmd_worker(args: argparse.Namespace) -> int:
             heartbeat.stop()
             webhook_worker.stop()
             clock_worker.stop()
+            guest_worker.stop()
             await beating
             await delivering
             await timing
+            await expiring
             await webhooks.aclose()
             await players.aclose()
             await store.close()
@@ -591,7 +601,29 @@ def _add_store_flags(parser: argparse.ArgumentParser, *, embedded: bool = True) 
     )
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _guest_ttl(value: str) -> float:
+    """``--guest-ttl``: seconds, or a number with a unit (``30d``, ``12h``, ``90m``,
+    ``45s``); ``0``, ``none`` or ``never``: guests never expire."""
+    raw = value.strip().lower()
+    if raw in {"", "0", "none", "never"}:
+        return 0.0
+    unit = _UNITS.get(raw[-1:], 0)
+    number = _ascii_int(raw[:-1] if unit else raw)
+    if number < 0:
+        raise argparse.ArgumentTypeError("a TTL cannot be negative")
+    return float(number * (unit or 1))
+
+
 def _add_ttl_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--guest-ttl", type=_guest_ttl, default=_env("GUEST_TTL", 30 * 86400.0, _guest_ttl),
+        help="how long a guest may stay idle (no match created or joined) before it expires, "
+        "unless it has an unfinished match or a finished one against another person: "
+        "seconds or 30d/12h/90m; 0: never (SKYLINE_GUEST_TTL; default 30d)",
+    )
     parser.add_argument(
         "--ttl-finished", type=_optional_seconds,
         default=_env("TTL_FINISHED", 7 * 24 * 3600, _optional_seconds),

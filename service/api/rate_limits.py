@@ -57,6 +57,7 @@ _WRITES = ("POST", "PUT", "PATCH", "DELETE")
 GUEST_TOKEN = "skp_"
 """A guest's player token (``service.players.auth``): minted by anyone, so counted per
 address as well."""
+GUESTS = "/v1/players"
 REFUSED_CREDENTIAL = "bad:"
 """Key prefix of an address's refused credentials, per budget."""
 CLIENT = "skyline.client"
@@ -104,7 +105,7 @@ def build_limits(settings: LimitSettings, store: MatchStore, *, uri: str,
     return Limits(
         RateLimiter(uri, settings.policies, key_prefix=key_prefix),
         ActiveMatchQuota(cast(DocStore, store), settings.quotas, unfinished),
-        tables,
+        tables=tables,
     )
 
 
@@ -165,18 +166,28 @@ def creator_of(credential: Credential, scope: MutableMapping[str, Any]) -> Creat
     return Creator("address", client_address(scope))
 
 
+def creators_of(credential: Credential, scope: MutableMapping[str, Any]) -> list[Creator]:
+    """Every quota a creation counts against: its creator's, and for a guest (minted by
+    anyone for nothing) its address's as well (issue 31, item 6)."""
+    creator = creator_of(credential, scope)
+    if isinstance(credential, Caller) and credential.anonymous:
+        return [creator, Creator("address", client_address(scope))]
+    return [creator]
+
+
 def creation_quota(
     limits: Limits | None, credential: Credential, scope: MutableMapping[str, Any]
 ) -> Callable[[str, MatchRecord], Awaitable[None]] | None:
-    """The ``before_write`` of a creation that counts it against its creator's quota
+    """The ``before_write`` of a creation that counts it against its creators' quotas
     (429 ``quota_exceeded``) and, for a public table that waits for players in the lobby,
     against the creator's cap of those (429 ``too_many_waiting_tables``: per player, and
     for a guest also per address; an app key is not capped); None when limits are off.
-    Both are taken before anything is written: a refused creation leaves no entry."""
+    All are taken before anything is written, and a refusal gives back what was taken: a
+    refused creation leaves no entry."""
     if limits is None or (limits.quota is None and limits.tables is None):
         return None
     quota, tables = limits.quota, limits.tables
-    creator = creator_of(credential, scope)
+    creators = creators_of(credential, scope) if quota is not None else []
     listed: list[tuple[str, str]] = []
     if isinstance(credential, Caller) and credential.player is not None:
         listed.append(("player", credential.player))
@@ -184,13 +195,57 @@ def creation_quota(
             listed.append(("address", client_address(scope)))
 
     async def take(match_id: str, record: MatchRecord) -> None:
-        if quota is not None:
-            await quota.take(creator, match_id)
-        if tables is not None and record.waiting and record.visibility == "public":
-            for kind, who in listed:
-                await tables.take(kind, who, match_id)
+        taken: list[Creator] = []
+        try:
+            if quota is not None:
+                for creator in creators:
+                    await quota.take(creator, match_id)
+                    taken.append(creator)
+            if tables is not None and record.waiting and record.visibility == "public":
+                for kind, who in listed:
+                    await tables.take(kind, who, match_id)
+        except BaseException:
+            if quota is not None:
+                for creator in taken:
+                    await quota.release(creator, match_id)
+            raise
 
     return take
+
+
+async def queue_quota(limits: Limits | None, credential: Credential,
+                      scope: MutableMapping[str, Any]) -> None:
+    """Before quick match: 429 ``quota_exceeded`` when the caller (a guest: or its address)
+    already holds its cap of unfinished matches (the match formed is counted then,
+    ``formed_quota``)."""
+    if limits is None or limits.quota is None:
+        return
+    for creator in creators_of(credential, scope):
+        await limits.quota.check(creator)
+
+
+def formed_quota(limits: Limits) -> Callable[[str, Sequence[str]], Awaitable[None]] | None:
+    """Counts a quick match against each of its players' quotas as it is formed."""
+    quota = limits.quota
+    if quota is None:
+        return None
+    counted = quota
+
+    async def count(match_id: str, players: Sequence[str]) -> None:
+        for player in players:
+            await counted.count(Creator("player", player), match_id)
+
+    return count
+
+
+async def charge_guest(limits: Limits | None, scope: MutableMapping[str, Any]) -> None:
+    """A guest created over GraphQL: the ``create`` budget and the address's ``guests``."""
+    await charge(limits, scope, "create")
+    if limits is None or limits.rates is None:
+        return
+    decision = await limits.rates.hit("guests", client_key(None, client_address(scope)))
+    if decision is not None and not decision.allowed:
+        raise rate_limited(decision)
 
 
 def limits_of(app: Any) -> Limits | None:
@@ -254,6 +309,12 @@ class RateLimits:
         if decision is not None and not decision.allowed:
             await self._refuse(scope, receive, send, decision)
             return
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == GUESTS:
+            # Guests per address, whatever credential the request carries (issue 31, item 6).
+            guests = await limiter.hit("guests", client_key(None, address))
+            if guests is not None and not guests.allowed:
+                await self._refuse(scope, receive, send, guests)
+                return
         status = 0
         extra = [(k.lower().encode(), v.encode()) for k, v in decision.headers()] \
             if decision is not None else []

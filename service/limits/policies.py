@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Budget = Literal["create", "act", "read", "stream"]
-BUDGETS: tuple[Budget, ...] = ("create", "act", "read", "stream")
+Budget = Literal["create", "act", "read", "stream", "guests"]
+BUDGETS: tuple[Budget, ...] = ("create", "act", "read", "stream", "guests")
 """Separate budgets: creating (matches, players), acting (moves, hand-overs, tickets, token
 renewals, deletions), reading (everything else) and opening streams (event streams,
-GraphQL WebSockets)."""
+GraphQL WebSockets); and guests created, per address whatever the credential (issue 31,
+item 6)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ DEFAULT_POLICIES: dict[str, Policy] = {
     "read": Policy("read", 3600, 60),
     # Two streams opened a second (each then stays open; the live hub caps how many).
     "stream": Policy("stream", 120, 60),
+    # Guest players created per address (on top of ``create``): a classroom of 30 behind one
+    # NAT signs up within a minute; a script minting guests for fresh quotas does not.
+    "guests": Policy("guests", 60, 60),
 }
 
 

@@ -111,6 +111,44 @@ class ActiveMatchQuota:
         raise ApiError.of("busy", "Too many creations at once; retry.",
                           retryAfter=RETRY_AFTER_SECONDS)
 
+    async def check(self, creator: Creator) -> None:
+        """429 ``quota_exceeded`` when ``creator`` holds its cap of unfinished matches
+        (before quick match: the match is formed later, by whichever request completes it,
+        and then ``count``-ed)."""
+        limit = self.limit_of(creator)
+        if limit <= 0:
+            return
+        keys = [creator.key(n) for n in range(len(shard_caps(limit)))]
+        docs = await self._guard(self.store.get_docs(keys))
+        held: dict[str, float] = {}
+        for doc in docs:
+            if doc is not None:
+                held.update(json.loads(doc.data))
+        if len(held) >= limit and len(await self._still_counting(held)) >= limit:
+            raise self._exceeded(limit)
+
+    async def count(self, creator: Creator, match_id: str) -> None:
+        """Count ``match_id`` against ``creator``'s quota without refusing it (a quick
+        match formed for players whose room ``check`` saw): at its cap, the fullest shard
+        takes it beyond its cap, and the next ``take`` or ``check`` prunes."""
+        limit = self.limit_of(creator)
+        if limit <= 0:
+            return
+        caps = shard_caps(limit)
+        keys = [creator.key(n) for n in range(len(caps))]
+        for _ in range(RETRIES):
+            docs = await self._guard(self.store.get_docs(keys))
+            shards = [(d.version, json.loads(d.data)) if d is not None else (0, {})
+                      for d in docs]
+            if any(match_id in held for _, held in shards):
+                return
+            roomy = [n for n, (_, held) in enumerate(shards) if len(held) < caps[n]]
+            n = random.choice(roomy or list(range(len(caps))))
+            version, held = shards[n]
+            held[match_id] = round(self.clock(), 3)
+            if await self._guard(self.store.put_doc(keys[n], version, _encode(held))):
+                return
+
     async def release(self, creator: Creator, match_id: str) -> None:
         """Give back the slot ``match_id`` took (its creation was not written)."""
         limit = self.limit_of(creator)

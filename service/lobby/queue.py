@@ -87,6 +87,9 @@ class QueueService:
         self._settling: dict[str, asyncio.Future[QueueDoc]] = {}
         self.formed = 0
         """Matches this replica created from queues (a metric, and for tests)."""
+        self.count_formed: Callable[[str, list[str]], Awaitable[None]] | None = None
+        """Counts a match being formed against its players' quotas of unfinished matches
+        (set by the composition root when quotas are on; each enqueue checked the room)."""
 
     def now(self) -> int:
         return int(self.clock() * 1000)
@@ -304,6 +307,8 @@ class QueueService:
                 guard(self.store.index_add(player_key(p.player), MATCHES_INDEX, [entry]))
                 for p in bound.values()
             ))
+            if self.count_formed is not None:  # a repeat counts nothing twice
+                await self.count_formed(match_id, [p.player for p in bound.values()])
             await self._fault("indexed")
 
         try:

@@ -169,7 +169,7 @@ class Creation:
             name=req.name,
             labels=dict(req.labels or {}),
             creator=creator,
-            view_key=invites.new_view_key() if req.visibility == "private" else None,
+            view_key=invites.new_view_key(),  # every match: its spectator tokens name it alone
         )
         record = replace(record, **(extra or {}))
         match_id = await self.storage.create(record, before_write=before_write,
@@ -221,7 +221,7 @@ class Creation:
             creator=creator,
             open_seats=open_seats,
             chosen_seed=req.seed,
-            view_key=invites.new_view_key() if req.visibility == "private" else None,
+            view_key=invites.new_view_key(),  # every match: its spectator tokens name it alone
         )
         record = replace(record, **(extra or {}))
         match_id = await self.storage.create(record, before_write=before_write,

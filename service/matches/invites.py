@@ -8,7 +8,7 @@ Three credentials, told apart by their prefix, none of them a seat token:
 - ``skv_<match id>.<secret>``: a **spectator code**, kept beside the match
   (``service.lobby.invitations``), redeemed for a spectator token;
 - ``sks_<match id>.<nonce>.<mac>``: a **spectator token**, reading that one match: its MAC
-  under the match's ``view_key`` (a private match's record) proves it, with nothing stored
+  under the match's ``view_key`` (in every match's record) proves it, with nothing stored
   per token.
 
 A player's invitation (``Invitation.player``) has the id ``<match id>.<random>`` and is
@@ -160,14 +160,12 @@ def is_spectator_token(token: str) -> bool:
 
 
 def reads(token: str, record: MatchRecord) -> bool:
-    """Whether spectator token ``token`` was issued for this match: it names the record's
-    match and carries the MAC under the match's own key (a public match's tokens are issued
-    under the empty key: they prove only that they name this match, and draw from their
-    sender's address's budgets like no credential). A token of another match never reads
-    this one, public or not (docs/lobby.md: "that one match")."""
+    """Whether spectator token ``token`` was issued for this match: its MAC under the match's
+    own key (every match has one since issue 30; a token of another match never verifies,
+    public or not: docs/lobby.md, "that one match"). A match written before keys were given
+    to every match has no key: its spectator tokens read nothing (it is open to all)."""
     found = _TOKEN.fullmatch(token)
-    if found is None:
+    if found is None or record.view_key is None:
         return False
     match_id, nonce, mac = found.groups()
-    return match_id == record.id and hmac.compare_digest(
-        mac, _mac(record.view_key or b"", match_id, nonce))
+    return hmac.compare_digest(mac, _mac(record.view_key, match_id, nonce))

@@ -40,6 +40,7 @@ from .apps import DEFAULT_APP, Apps
 from .auth import DEFAULT_USER_NAME, Authenticator
 from .directory import Directory, not_found
 from .docs import Docs, guard
+from .expiry import DEFAULT_GUEST_TTL, GuestExpiry
 from .feed import Feed, FeedItem, FeedReset
 from .listing import Listing, member
 from .models import (
@@ -61,7 +62,7 @@ class PlayerService:
     def __init__(
         self, store: DocStore, matches: MatchService, *, audience: str = DEFAULT_AUDIENCE,
         clock: Callable[[], float] = time.time, jwks: JwksCache | None = None,
-        ticket_seconds: int = 60,
+        ticket_seconds: int = 60, guest_ttl: float = DEFAULT_GUEST_TTL,
     ) -> None:
         self.ticket_seconds = ticket_seconds
         self.store = store
@@ -79,6 +80,14 @@ class PlayerService:
         matches.storage.listeners.append(self.feed.on_write)
         matches.timeouts.warners.append(self.feed.warn)
 
+        async def records(match_ids: list[str]) -> list[MatchRecord | None]:
+            loaded = await matches.storage.load_many(match_ids)
+            return [None if item is None else item[1] for item in loaded]
+
+        self.expiry = GuestExpiry(store, matches.storage.schedule(), self.directory, records,
+                                  self._delete, guest_ttl)
+        """Idle guests expire (``expiry.py``; judged by ``service.workers.guests``)."""
+
     async def authenticate(self, token: str | None) -> Credential:
         """The caller a bearer credential names (see ``auth.py``)."""
         return await self.auth.credential(token)
@@ -92,6 +101,7 @@ class PlayerService:
         name = clean_name(req.name)
         app = await self.apps.require(req.app_id)
         player, token = await self.directory.create_guest(app, name, int(self.clock()))
+        await self.expiry.scheduled(player)
         return PlayerCreated(id=player.id, token=token, name=player.name, app_id=app.id)
 
     async def me(self, caller: Credential) -> PlayerOut:

@@ -189,15 +189,18 @@ def test_past_the_quota_429_quota_exceeded_until_a_match_finishes(toy_game: None
         assert client.post("/v1/matches", json=body).json()["code"] == "quota_exceeded"
 
 
-def test_a_player_s_quota_is_its_own_not_its_address_s(toy_game: None) -> None:
-    with TestClient(make_app(limits=limits(Quotas(player=1, address=1)))) as client:
+def test_a_guest_s_quota_is_its_own_and_its_address_s(toy_game: None) -> None:
+    """A guest's player quota is its own; its creations count against its address's as
+    well (issue 31, item 6: anyone mints guests for nothing)."""
+    with TestClient(make_app(limits=limits(Quotas(player=1, address=2)))) as client:
         player = client.post("/v1/players", json={"name": "Ada"}).json()
         seats = {"game": TOY, "seats": [{"player": player["id"]}, {"bot": "random"}]}
         mine = bearer(player["token"])
         assert client.post("/v1/matches", json=seats, headers=mine).status_code == 201
         again = client.post("/v1/matches", json=seats, headers=mine)
-        assert again.json()["code"] == "quota_exceeded"
-        assert create(client).status_code == 201  # the address's own quota
+        assert again.json()["code"] == "quota_exceeded"  # the player's own quota
+        assert create(client).status_code == 201  # the address's second slot
+        assert create(client).json()["code"] == "quota_exceeded"  # the guest took the first
 
 
 async def test_the_quota_holds_across_replicas_creating_at_once(

@@ -4,8 +4,10 @@ in every match it sits in; names are checked; unknown and unseeable players answ
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from .conftest import Rig, alike, bearer
 
@@ -146,3 +148,150 @@ def test_a_lost_seat_token_is_recovered_with_the_player_token(rig: Rig) -> None:
                           headers=bearer(again["token"])).json()["seat"] == 0
     stolen = rig.client.post(f"/v1/matches/{match_id}/seats/0/token", headers=bob.auth)
     assert stolen.status_code == 403
+
+
+# -- issue 31, item 6: guests and quick match within the address's quotas and budgets ----
+
+
+def _limited_app(**settings: Any) -> Any:
+    from service.limits import DEFAULT_POLICIES, LimitSettings, Policy, Quotas
+    from tests.api.conftest import make_app
+
+    policies = dict(DEFAULT_POLICIES)
+    for name, spec in settings.pop("budgets", {}).items():
+        quota, window = spec.split("/")
+        policies[name] = Policy(name, int(quota), int(window))
+    quotas = settings.pop("quotas", Quotas(player=0, app=0, address=0))
+    return make_app(limits=LimitSettings(enabled=True, policies=policies, quotas=quotas),
+                    **settings)
+
+
+def _vs_bot(client: TestClient, guest: dict[str, Any]) -> Any:
+    return client.post("/v1/matches", headers=bearer(guest["token"]), json={
+        "game": "toy", "seats": [{"player": guest["id"]}, {"bot": "random"}]})
+
+
+def test_the_quotas_of_guests_count_against_their_address(toy_module: None) -> None:
+    """Before the fix 15 guests from one address held 1,500 unfinished matches against an
+    address quota of 1,000: here the second guest got its own 3."""
+    from service.limits import Quotas
+
+    with TestClient(_limited_app(quotas=Quotas(player=3, address=4))) as client:
+        one, two = [client.post("/v1/players", json={"name": n}).json() for n in "AB"]
+        assert [_vs_bot(client, one).status_code for _ in range(3)] == [201] * 3
+        answers = [_vs_bot(client, two) for _ in range(2)]
+        assert [a.status_code for a in answers] == [201, 429]
+        assert answers[1].json()["code"] == "quota_exceeded"
+        # the refused creation left no slot taken in the guest's own quota
+        assert _vs_bot(client, one).json()["code"] == "quota_exceeded"
+
+
+def test_guest_creation_is_budgeted_per_address(toy_module: None) -> None:
+    from service.limits import DEFAULT_POLICIES
+
+    default = DEFAULT_POLICIES["guests"]
+    assert default.quota * 60 / default.window >= 30  # a classroom behind one NAT
+    with TestClient(_limited_app(budgets={"guests": "3/60"})) as client:
+        made = [client.post("/v1/players", json={"name": "G"}) for _ in range(3)]
+        assert [m.status_code for m in made] == [201] * 3
+        refused = client.post("/v1/players", json={"name": "G"},
+                              headers=bearer(made[0].json()["token"]))
+        assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+        graphql = client.post("/graphql", json={
+            "query": 'mutation { createPlayer(name: "G") { __typename } }'}).json()
+        assert graphql["data"]["createPlayer"]["__typename"] == "Unavailable"
+        # matches are still created: the address's create budget is apart
+        assert client.post("/v1/matches", json={"game": "toy", "players": 2}).status_code == 201
+
+
+def test_quick_match_counts_quotas(toy_module: None) -> None:
+    """Before the fix one guest got 150 bot-filled quick matches in 7.6 s."""
+    from service.limits import Quotas
+
+    with TestClient(_limited_app(quotas=Quotas(player=2, address=100))) as client:
+        guest = client.post("/v1/players", json={"name": "Q"}).json()
+        quick = {"game": "ny1901", "players": 2, "fillWithBotsAfterSeconds": 0}
+        for _ in range(2):
+            answer = client.post("/v1/queue", json=quick, headers=bearer(guest["token"]))
+            assert answer.status_code == 201 and answer.json()["status"] == "matched"
+        refused = client.post("/v1/queue", json=quick, headers=bearer(guest["token"]))
+        assert refused.status_code == 429 and refused.json()["code"] == "quota_exceeded"
+        assert _vs_bot(client, guest).json()["code"] == "quota_exceeded"
+
+
+def _play_out(client: TestClient, match_id: str, tokens: dict[int, str]) -> None:
+    import random
+
+    chooser = random.Random(3)
+    url = f"/v1/matches/{match_id}"
+    for _ in range(200):
+        state = client.get(url).json()
+        if state["status"] == "finished":
+            return
+        seat = chooser.choice(state["activeSeats"])
+        moves = client.get(f"{url}/legal-moves", headers=bearer(tokens[seat])).json()
+        done = client.post(f"{url}/actions", headers=bearer(tokens[seat]), json={
+            "action": chooser.choice(moves["moves"]), "expectedVersion": moves["version"]})
+        assert done.status_code == 200, done.text
+    raise AssertionError("the toy match did not end")
+
+
+def test_idle_guests_expire_unless_mid_game_or_with_a_history_worth_keeping(
+    toy_module: None,
+) -> None:
+    """Before the fix guests never expired. With ``--guest-ttl`` 1 s: a guest without
+    matches leaves for good (its token refused); one with an unfinished match stays; two
+    who finished a match against each other are kept for good."""
+    import time
+
+    from service.players.expiry import GUESTS
+    from service.workers.guests import GuestWorker
+    from tests.api.conftest import make_app
+
+    with TestClient(make_app(guest_ttl=1.0, worker=False)) as client:
+        players = client.app.state.player_service  # type: ignore[attr-defined]
+
+        def guest(name: str) -> dict[str, Any]:
+            made = client.post("/v1/players", json={"name": name})
+            assert made.status_code == 201
+            got: dict[str, Any] = made.json()
+            return got
+
+        idle, busy, one, other = (guest(n) for n in ("Idle", "Busy", "One", "Other"))
+        assert _vs_bot(client, busy).status_code == 201
+        duel = client.post("/v1/matches", headers=bearer(one["token"]), json={
+            "game": "toy", "options": {"rounds": 1},
+            "seats": [{"player": "me"}, {"open": True}]})
+        assert duel.status_code == 201, duel.text
+        duel_id = duel.json()["matchId"]
+        joined = client.post(f"/v1/matches/{duel_id}/join", headers=bearer(other["token"]))
+        assert joined.status_code == 200, joined.text
+        _play_out(client, duel_id, {0: one["token"], 1: other["token"]})
+        time.sleep(2.2)
+        worker = GuestWorker(players.expiry)
+        assert client.portal.call(worker.once) == 4  # type: ignore[union-attr]
+        assert worker.expired == 1
+        me = {g["name"]: client.get("/v1/me", headers=bearer(g["token"])).status_code
+              for g in (idle, busy, one, other)}
+        assert me == {"Idle": 401, "Busy": 200, "One": 200, "Other": 200}
+
+        async def due(player_id: str) -> int | None:
+            return await players.expiry.schedules.schedule_due_at(GUESTS, player_id)
+
+        portal = client.portal  # type: ignore[union-attr]
+        assert portal.call(due, busy["id"]) is not None  # looked at again later
+        assert portal.call(due, one["id"]) is None and portal.call(due, other["id"]) is None
+
+
+def test_the_guest_ttl_flag() -> None:
+    from service.cli import build_parser
+
+    def ttl(*flags: str) -> float:
+        value: float = build_parser().parse_args(["serve", *flags]).guest_ttl
+        return value
+
+    assert ttl() == 30 * 86400
+    assert ttl("--guest-ttl", "12h") == 12 * 3600
+    assert ttl("--guest-ttl", "90") == 90
+    assert ttl("--guest-ttl", "never") == 0
+    assert build_parser().parse_args(["worker", "--guest-ttl", "2d"]).guest_ttl == 2 * 86400

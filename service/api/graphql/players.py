@@ -11,6 +11,7 @@ from service.errors import ApiError
 from service.players import PlayerService
 from service.players.models import MY_MATCHES_DEFAULT, CreatePlayerRequest
 
+from ..rate_limits import charge_guest, limits_of
 from .context import Context, Info
 from .results import PLAYER_FAILURES, answer, result_union
 from .types.failures import BadRequest, Conflict, Unavailable
@@ -123,6 +124,7 @@ class PlayerMutation:
                 first = error.errors(include_url=False, include_input=False)[0]
                 where = ".".join(str(p) for p in first["loc"]) or "input"
                 raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
+            await charge_guest(limits_of(ctx.request.app), ctx.request.scope)
             return await _players(ctx).create_guest(request)
 
         return await answer((BadRequest, Unavailable), create, PlayerCreated.from_model,

@@ -14,7 +14,7 @@ from service.i18n import T
 from service.lobby import QueueService, models
 from service.lobby.models import WAIT_MAX_SECONDS
 
-from ..rate_limits import charge, limits_of
+from ..rate_limits import charge, limits_of, queue_quota
 from .context import Context, Info
 from .results import PLAYER_FAILURES, answer, result_union
 from .types.games import GameTypes, MalformedInput
@@ -132,7 +132,9 @@ def build_queue_mutation(games: GameTypes) -> type:
                     first = error.errors(include_url=False, include_input=False)[0]
                     where = ".".join(str(p) for p in first["loc"]) or "input"
                     raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "create")
+                limits = limits_of(ctx.request.app)
+                await charge(limits, ctx.request.scope, "create")
+                await queue_quota(limits, ctx.credentials(), ctx.request.scope)
                 ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request)
                 return ticket
 

@@ -11,6 +11,7 @@ from service.i18n import T
 from service.lobby import QueueService
 from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest
 
+from ..rate_limits import limits_of, queue_quota
 from .http import ascii_int, read_body, token_of
 
 NO_STORE = {"Cache-Control": "no-store"}
@@ -35,6 +36,7 @@ def _wait(request: Request) -> int:
 async def enqueue(request: Request) -> Response:
     caller = await token_of(request)
     body = await read_body(request, EnqueueRequest)
+    await queue_quota(limits_of(request.app), caller, request.scope)
     ticket, created = await queue_of(request).enqueue(caller, body)
     return JSONResponse(ticket.to_json(), status_code=201 if created else 200,
                         headers=NO_STORE)
