@@ -16,9 +16,10 @@ import sys
 import time
 
 BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout",
-           "players", "soak", "clocks", "webhooks", "isolation", "hardening")
+           "players", "soak", "clocks", "webhooks", "isolation", "hardening", "replays")
 # the benches that take --quick
-QUICK = ("load", "fanout", "players", "soak", "clocks", "webhooks", "isolation", "hardening")
+QUICK = ("load", "fanout", "players", "soak", "clocks", "webhooks", "isolation", "hardening",
+         "replays")
 
 
 def main(argv: list[str]) -> int:

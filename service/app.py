@@ -39,6 +39,8 @@ from service.live import (
     DEFAULT_RESUME_WINDOW,
     LiveHub,
 )
+from service.live.replays import DEFAULT_RATE as DEFAULT_REPLAY_RATE
+from service.live.replays import ReplayBudget
 from service.lobby import QueueService
 from service.lobby.invitations import InvitationService
 from service.lobby.rematch import Rematch
@@ -93,6 +95,9 @@ class Settings:
     """Streams one client (a credential, else an address) holds on one replica (past it:
     429 ``too_many_streams``)."""
     resume_window: int = DEFAULT_RESUME_WINDOW
+    replay_budget: float = DEFAULT_REPLAY_RATE
+    """Versions per second one client's resumed streams may have replayed on this replica
+    (twice that at once; ``live.replays``); 0, or ``--rate-limits off``: unlimited."""
     """A stream resumed at most this many versions behind gets each one; further behind,
     one snapshot of the current state."""
     stream_ticket_seconds: int = DEFAULT_TICKET_SECONDS
@@ -139,6 +144,12 @@ class Settings:
     ``service.notify``). Delivered by the worker that runs the bots (in ``serve`` on the
     embedded store, else ``skyline worker``)."""
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def replay_budget(settings: Settings) -> ReplayBudget:
+    """The replay budgets the settings ask for (off with the rate limits)."""
+    rate = settings.replay_budget if settings.limits.enabled else 0.0
+    return ReplayBudget(rate=rate, burst=max(1, int(2 * rate)))
 
 
 def open_store(settings: Settings) -> MatchStore:
@@ -231,6 +242,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         hub=LiveHub(
             the_store, max_watchers=settings.max_watchers,
             max_watchers_per_client=settings.max_watchers_per_client,
+            replays=replay_budget(settings),
         ),
         resume_window=settings.resume_window,
         stream_ticket_seconds=settings.stream_ticket_seconds,

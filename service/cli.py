@@ -27,6 +27,7 @@ from service.live import (
 DEFAULT_HEADER_TIMEOUT = 10.0  # service.api.serving (not imported here: uvicorn loads late)
 DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024  # service.api.serving, likewise
+DEFAULT_REPLAY_RATE = 200  # service.live.replays.DEFAULT_RATE (a test checks they agree)
 DEFAULT_GUEST_BUDGET = "120/60"  # service.notify.budget (not imported here: it loads the service)
 DEFAULT_GUEST_APP_BUDGET = "1200/60"
 DEFAULT_BEAT_SECONDS = 5.0  # service.workers.heartbeat, likewise
@@ -320,6 +321,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_watchers=args.max_watchers,
         max_watchers_per_client=args.max_watchers_per_client,
         resume_window=args.resume_window,
+        replay_budget=args.replay_budget,
         header_timeout=args.header_timeout or None,
         body_timeout=args.body_timeout or None,
         allow_chosen_seeds=args.allow_chosen_seeds,
@@ -912,6 +914,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env("RESUME_WINDOW", DEFAULT_RESUME_WINDOW, _positive_int),
         help="a stream resumed at most this many versions behind gets each one; further "
         "behind, one snapshot of the current state (SKYLINE_RESUME_WINDOW)",
+    )
+    serve.add_argument(
+        "--replay-budget", type=_count,
+        default=_env("REPLAY_BUDGET", DEFAULT_REPLAY_RATE, _count),
+        help="versions per second one client's resumed streams may have replayed on this "
+        "server (twice that at once; then paced, and past a 10 s wait a snapshot instead); "
+        "0: unlimited; off with --rate-limits off (SKYLINE_REPLAY_BUDGET)",
     )
     serve.add_argument(
         "--ws-compression", action="store_true", default=_env("WS_COMPRESSION", False, _flag),

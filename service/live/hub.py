@@ -35,6 +35,8 @@ from service.errors import ApiError
 from service.i18n import T
 from service.store import MatchStore, StoreUnavailable
 
+from .replays import ReplayBudget
+
 log = logging.getLogger("skyline.live")
 
 DEFAULT_MAX_WATCHERS = 16_000
@@ -109,8 +111,11 @@ class LiveHub:
         outage_seconds: float = DEFAULT_OUTAGE_SECONDS,
         retry_base: float = WATCH_RETRY_BASE,
         retry_cap: float = WATCH_RETRY_CAP,
+        replays: ReplayBudget | None = None,
     ) -> None:
         self.store = store
+        self.replays = replays if replays is not None else ReplayBudget()
+        """Per-client budgets of replayed versions (``live.replays``)."""
         self.max_watchers = max_watchers
         self.max_watchers_per_client = max_watchers_per_client
         self.outage_seconds = outage_seconds

@@ -15,6 +15,7 @@ patch can be made (a gap, or a version no longer at hand).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
@@ -175,20 +176,21 @@ class Watching:
     async def follow(
         self, match_id: str, *, token: Credential = None, seat: int | None = None,
         after: int | None = None, mode: Mode = "full",
-        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY, client: str | None = None,
     ) -> AsyncGenerator[LiveEvent, None]:
         """The stream of ``match_id`` as the caller sees it. The caller is a seat token's
         holder (``token``), a seat already authenticated another way (``seat``, e.g. by a
         stream ticket), or a spectator (neither). Without ``after`` the stream starts with
         the current version; with it, with the first version after it. Ends after the
-        version that finishes the match."""
+        version that finishes the match. ``client``: whose replay budget a replay for this
+        watcher draws from (``live.replays``; None: nobody's, unbudgeted)."""
         version, record = await self.storage.load(match_id)
         if token is not None:
             seat = seat_of(record, token, required=False)
         holder = _Holder.of(record, version, token, seat)
         engine = get_engine(record.game)
         timeline = self.timelines.acquire(match_id, engine, version, record)
-        stream = _Stream(self, timeline, seat, mode, max(snapshot_every, 1), holder)
+        stream = _Stream(self, timeline, seat, mode, max(snapshot_every, 1), holder, client)
         try:
             await timeline.advance(version)
             newest = timeline.newest
@@ -237,12 +239,14 @@ class Watching:
 class _Stream:
     """One watcher's position: the last version it got, and what it needs next."""
 
-    __slots__ = ("base", "finished", "holder", "last", "mode", "seat", "sent_snapshot",
-                 "since_snapshot", "snapshot_every", "timeline", "watching")
+    __slots__ = ("base", "client", "finished", "holder", "last", "mode", "seat",
+                 "sent_snapshot", "since_snapshot", "snapshot_every", "timeline", "watching")
 
     def __init__(self, watching: Watching, timeline: Timeline, seat: int | None,
-                 mode: Mode, snapshot_every: int, holder: _Holder | None = None) -> None:
+                 mode: Mode, snapshot_every: int, holder: _Holder | None = None,
+                 client: str | None = None) -> None:
         self.watching = watching
+        self.client = client
         self.timeline = timeline
         self.seat = seat
         self.mode = mode
@@ -340,6 +344,19 @@ class _Stream:
         timeline = self.timeline
         first_shared = min(timeline.frames)
         if self.last + 1 < first_shared:
+            if self.client is not None:
+                # Replayed for this watcher alone: drawn from its client's budget, paced
+                # past it, and past the longest wait a snapshot instead (live.replays).
+                wait = self.watching.hub.replays.charge(self.client,
+                                                        first_shared - 1 - self.last)
+                if wait is None:
+                    newest = timeline.newest
+                    await self.admit(newest)
+                    self.watching.resumes["snapshot"] += 1
+                    yield self.snapshot(newest, gap=True)
+                    return
+                if wait > 0:
+                    await asyncio.sleep(wait)
             engine, match_id = timeline.engine, timeline.match_id
             # Each version from its own record (its log entry's header), never the newest.
             for past in await versions_between(timeline.storage, match_id, engine, record,

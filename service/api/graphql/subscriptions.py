@@ -88,7 +88,8 @@ def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> typ
                     return
                 lease = service.hub.admit(
                     stream_client(info.context.request.scope, token, holder))
-                updates = service.follow(str(match_id), token=token, after=after)
+                updates = service.follow(str(match_id), token=token, after=after,
+                                         client=lease.client)
                 try:
                     async for update in updates:
                         yield from_state(update.state)

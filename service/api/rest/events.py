@@ -83,7 +83,7 @@ async def match_events(request: Request) -> Response:
 
     updates = service.follow(
         match_id, token=token, seat=ticket_seat, after=after, mode=mode,
-        snapshot_every=snapshot_every,
+        snapshot_every=snapshot_every, client=lease.client,
     )
     return EventStream(
         _encoded(updates), ping_seconds=SSE_PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS,
