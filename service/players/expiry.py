@@ -50,8 +50,10 @@ def created_ms_of(entry: str) -> int:
 
 
 def worth_keeping(record: MatchRecord) -> bool:
-    """A finished match against another person (not only bots)."""
-    return record.finished and not record.cancelled and record.players - len(record.bots) >= 2
+    """A finished match against another person (not only bots). A seat a bot took over (a
+    hand-over, a timeout, a resignation: ``away``) was a person's: it counts as one."""
+    born_bots = sum(1 for seat in record.bots if seat not in record.away)
+    return record.finished and not record.cancelled and record.players - born_bots >= 2
 
 
 @dataclass

@@ -295,3 +295,21 @@ def test_the_guest_ttl_flag() -> None:
     assert ttl("--guest-ttl", "90") == 90
     assert ttl("--guest-ttl", "never") == 0
     assert build_parser().parse_args(["worker", "--guest-ttl", "2d"]).guest_ttl == 2 * 86400
+
+
+def test_a_finished_match_someone_resigned_or_left_to_a_bot_is_still_worth_keeping() -> None:
+    """A resigned, timed-out or handed-over seat is in ``bots`` (a bot holds it), but it was
+    a person's: the match was played against another person (before, such a guest's
+    history was not worth keeping and the guest could expire)."""
+    from service.matches.records import Away, MatchRecord, SeatPlayer
+    from service.players.expiry import worth_keeping
+
+    def record(bots: dict[int, str], away: dict[int, Away]) -> MatchRecord:
+        return MatchRecord(game="toy", players=2, options=None, seed=1, tokens=(None, None),
+                           state=b"", finished=True, bots=bots, away=away)
+
+    left = Away(SeatPlayer("p2", "Bea"), None, "resign", 7)
+    assert worth_keeping(record({}, {}))
+    assert worth_keeping(record({1: "random"}, {1: left}))
+    assert worth_keeping(record({1: "random"}, {1: Away(None, "d", "hand_over", 3)}))
+    assert not worth_keeping(record({1: "random"}, {}))  # against a bot from the start
