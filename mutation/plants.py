@@ -364,4 +364,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "    every_layout = s.rules_version >= 3\n",
         ("tests/golden", "tests/ginkgopolis/test_rules_v3.py"),
     ),
+    Mutant(
+        "GK rules v3 walk: the automatic token placement reads the angle order again",
+        "service/games/ginkgopolis/rules.py",
+        "    if s.rules_version >= 3:  # GK-T2 along the walk",
+        "    if s.rules_version >= 5:  # GK-T2 along the walk",
+        ("tests/golden",),
+    ),
 )

@@ -116,6 +116,11 @@ SPECS: list[tuple[str, int, dict[str, Any], int, str]] = [
     # withholds (GK-T2 v4): a seat's own token (solo, 2p) and Hal's (GK-H2, seed 287).
     *[("ginkgopolis", 1, {}, seed, "random") for seed in (242, 287)],
     *[("ginkgopolis", 2, {}, seed, "random") for seed in (261, 396)],
+    # Ginkgopolis matches (from version 3) in which the token is placed by itself where the
+    # walk allows one space only and the angle order (versions 1-2) would differ: they pin
+    # the version branch of the automatic placement (rules.move_token_or_ask).
+    ("ginkgopolis", 1, {}, 241, "random"),
+    ("ginkgopolis", 3, {}, 298, "random"),
 ]
 
 
