@@ -66,8 +66,9 @@ class GkTokenAt:
 @dataclass(frozen=True, slots=True)
 class GkPlaceToken:
     """GK-T2 urbanize: where the moved urbanization token goes. `others`: the other tokens
-    that move with it to keep the alphabetical order around the city (rules version 3, only
-    when no free space keeps it; by letter), each to its new space."""
+    that move with it to keep the alphabetical order around the city (rules version 3 and
+    later, only when no free space keeps it; by letter), each to its new space. Version 4
+    offers every order-keeping layout that moves the fewest other tokens."""
 
     __pydantic_config__ = _CONFIG
     x: WireInt

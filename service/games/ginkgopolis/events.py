@@ -183,7 +183,8 @@ class GkTokenMovedData(EventData):
     token: TokenLetter = Field(description="The token's letter.")
     at: list[int] = _space("The token's new space.")
     others: list[GkTokenMove] | None = sometimes(
-        "Rules version 3: the other tokens that moved too, so that the tokens keep their "
+        "Rules version 3 and later: the other tokens that moved too, so that the tokens keep "
+        "their "
         "alphabetical order around the city. Present only when some did."
     )
 
