@@ -345,3 +345,50 @@ def test_solo_ginkgopolis_against_hal_to_the_end(page: Any, server: str) -> None
                                         "ths => ths.map(t => t.textContent)")
     assert any(h.startswith("Hal") for h in headers), headers
     assert page.js_errors == []
+
+
+def test_hot_seat_hands_a_seat_over_without_a_token_in_any_url(
+    page: Any, browser: Any, server: str,
+) -> None:
+    """Issue 30 item 9: seat tokens are "never in URLs" (docs/api.md). A hot-seat match
+    offers each seat's hand-over as its match id and token to enter under "Join a match" --
+    no link carries a token -- and an old `#match=…&token=…` link is taken out of the
+    address at once."""
+    _create(page, server, "ny1901", 2, bots=[], options={"challenge": "none"}, seed=4)
+    match_id = page.evaluate("location.hash").split("match=")[1].split("&")[0]
+    hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
+    assert not [h for h in hrefs if "token" in h or "sky_" in h], hrefs
+    assert "sky_" not in page.evaluate("location.href")
+    handoff = page.locator('details.handoff[data-seat="1"]')
+    handoff.locator("summary").click()
+    assert handoff.locator("code.handoff-match").inner_text() == match_id
+    token = handoff.locator("input.handoff-token").input_value()
+    assert token.startswith("sky_")
+    # The other player, on another device, joins with the two.
+    other = browser.new_page()
+    try:
+        other.goto(server + "/play/")
+        other.wait_for_function("() => document.body.dataset.ready === 'true'")
+        other.fill("#join-match", match_id)
+        other.fill("#join-token", token)
+        other.click("#join")
+        other.wait_for_function(
+            "() => document.querySelector('main').dataset.phase !== 'setup'")
+        _wait_idle(other)
+        assert "Seat 1" in other.inner_text("#seats")
+        assert "token" not in other.evaluate("location.href")
+    finally:
+        other.close()
+    # An old link with the token in the fragment (a fresh tab): joined, and the token
+    # leaves the URL.
+    old = browser.new_page()
+    try:
+        old.goto(server + f"/play/#match={match_id}&token={token}")
+        old.wait_for_function("() => document.body.dataset.ready === 'true'")
+        _wait_idle(old)
+        assert "token" not in old.evaluate("location.href")
+        assert old.evaluate("location.hash") == f"#match={match_id}"
+        assert "Seat 1" in old.inner_text("#seats")
+    finally:
+        old.close()
+    assert page.js_errors == []

@@ -728,8 +728,15 @@ function renderSeats() {
     if (clock) item.append(" ", ...clock);
     const token = session.tokens.get(seat);
     if (token && session.tokens.size > 1) {
-      const link = `${location.origin}${location.pathname}#match=${encodeURIComponent(session.matchId)}&token=${encodeURIComponent(token)}`;
-      item.append(" ", el("a", { href: link, class: "join-link", text: "join link", "aria-label": `Join link for seat ${seat} (give it to that player)` }));
+      // Hand a seat to a player on another device: the match id and the seat token, to enter
+      // under "Join a match" there. A token is a credential: never in a link (URLs end up in
+      // histories, logs and Referer headers; docs/api.md).
+      item.append(" ", el("details", { class: "handoff", "data-seat": seat },
+        el("summary", { text: "hand over", "aria-label": `Hand seat ${seat} to another player` }),
+        el("span", { text: "Match id " }), el("code", { class: "handoff-match", text: session.matchId }),
+        el("span", { text: ", seat token " }),
+        el("input", { class: "handoff-token", readonly: true, value: token, "aria-label": `Seat token of seat ${seat}`, onfocus: (e) => e.target.select() }),
+        el("span", { text: ": the other player enters both under “Join a match”." })));
     }
     list.append(item);
   }
@@ -1098,7 +1105,10 @@ async function boot() {
   } else if (search.get("match")) {
     await openMatch(search.get("match"));
   } else if (matchId) {
+    // An old join link carried the seat token in the fragment: take it out of the address at
+    // once (this tab keeps it in sessionStorage), so no history or bookmark holds it.
     const token = params.get("token");
+    if (token) history.replaceState(null, "", `${location.pathname}#match=${encodeURIComponent(matchId)}`);
     const saved = recallTokens(matchId);
     if (token) await joinWith(matchId, token);
     else if (saved) await startSession(matchId, saved.game, saved.tokens, saved.bots, saved.away);
