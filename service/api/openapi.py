@@ -604,8 +604,9 @@ def _paths() -> dict[str, Any]:
             "the rules stay whole; with fewer than two seats still in, the match ends "
             "(`termination: resign`). The seat's token stops working (401 "
             "`seat_handed_to_bot`); it cannot be taken back (409 `seat_forfeited`, also for "
-            "a second resignation). A version of its own (a `resign` log entry with `seat: "
-            "null`). Answers the match as a spectator sees it. No body (or `{}`).",
+            "a second resignation). Another seat's credential: 403 `not_your_seat`. A "
+            "version of its own (a `resign` log entry with `seat: null`). Answers the match "
+            "as a spectator sees it. No body (or `{}`).",
             "security": WRITE_SECURITY,
             "parameters": [MATCH_ID_PARAM, {
                 "name": "seat", "in": "path", "required": True, "description": "Your seat.",

@@ -66,7 +66,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     # Absent players (issue 18): a seat resigns, or is taken back from its bot.
     "resignSeat": (
         *_READ, "not_found", "match_finished", "forbidden", "match_not_started",
-        "match_cancelled", "seat_forfeited",
+        "match_cancelled", "seat_forfeited", "not_your_seat",
     ),
     "reclaimSeat": (
         *_READ, "not_found", "match_finished", "match_not_started", "match_cancelled",

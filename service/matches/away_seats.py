@@ -107,9 +107,10 @@ class AwaySeats:
             if seat in record.forfeited and _held(record, token, seat):
                 raise _forfeited(record, seat)
             own = seat_of(record, token, required=True)
-            if own != seat:
+            if own != seat:  # a seat of the match, not this one: known, but not allowed
                 raise ApiError.of(
-                    "unauthorized", T("The token is not seat {seat}'s.", seat=seat)
+                    "not_your_seat", T("Seat {seat} is not yours: a seat resigns only by "
+                                       "its own token or its player's credential.", seat=seat)
                 )
             check_started(record, version)
             engine = get_engine(record.game)

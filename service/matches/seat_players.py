@@ -20,7 +20,7 @@ from .models import SeatToken
 from .play import check_started
 from .records import LogRecord, MatchRecord
 from .storage import MatchStorage, busy
-from .views import seat_of
+from .views import hidden, seat_of
 
 MAX_ATTEMPTS = 16
 
@@ -106,6 +106,8 @@ class SeatPlayers:
     def _seat(record: MatchRecord, caller: Caller, seat: int | None) -> int:
         if caller.is_app:
             if record.app != caller.app:
+                if record.visibility == "private":  # answered as a missing match (no oracle)
+                    raise hidden()
                 raise ApiError.of("forbidden", "The match is not one of this app's.")
             if seat is None or not 0 <= seat < len(record.seat_players):
                 raise ApiError.of("forbidden", "Name a seat of the match bound to a player.")

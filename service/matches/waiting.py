@@ -121,7 +121,7 @@ class Waiting:
                      if invite is not None and seated is None and record.waiting else None)
             if record.visibility == "private" and grant is None and seated is None:
                 if invite is not None and not record.waiting:
-                    raise invites.not_found()
+                    raise _too_late(record, invite, member.player, seat)
                 raise hidden()
             if record.cancelled:
                 raise _cancelled()
@@ -280,6 +280,20 @@ class Waiting:
             await self.due.signal_if_due(match_id, engine, record, state)
         return state_of(match_id, version, engine, state, seat, record,
                         self.storage.store_clock.peek_ms())
+
+
+def _too_late(record: MatchRecord, invite: str, player: str, seat: int | None) -> ApiError:
+    """A private match that waits no more, joined with an invitation: one of its own (the
+    caller was invited) learns why -- 409 ``seat_taken`` when players filled it,
+    ``match_started`` / ``match_cancelled`` otherwise; any other code is 404
+    ``invite_not_found``, as for a match that does not exist."""
+    try:
+        invites.find(record, invite, player)
+    except ApiError:
+        return invites.not_found()
+    if record.cancelled:
+        return _cancelled()
+    return _taken(seat) if _filled(record) else _started()
 
 
 def _taken(seat: int | None) -> ApiError:

@@ -73,7 +73,7 @@ def test_resigning_a_two_seat_match_ends_it_and_twice_is_seat_forfeited(rig: Rig
     match_id, tokens = anonymous(rig)
     version, _ = record(rig, match_id)
     assert problem(post(rig, match_id, 0, "resign", None)) == (401, "unauthorized")
-    assert problem(post(rig, match_id, 1, "resign", tokens[0])) == (401, "unauthorized")
+    assert problem(post(rig, match_id, 1, "resign", tokens[0])) == (403, "not_your_seat")
     resigned = post(rig, match_id, 0, "resign", tokens[0], json={})
     assert resigned.status_code == 200, resigned.text
     state = resigned.json()
