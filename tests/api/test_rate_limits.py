@@ -340,7 +340,7 @@ async def test_made_up_and_freely_minted_tokens_get_no_stream_slots_of_their_own
 ) -> None:
     """A cap of 2 streams per client: before the fix each seat token of an anonymous match
     (and each made-up spectator token) held 2 more streams from the same address."""
-    app = make_app(limits=limits(), max_watchers_per_client=2, sse_max_seconds=1.0)
+    app = make_app(limits=limits(), max_watchers_per_client=2, sse_max_seconds=5.0)
     async with app.router.lifespan_context(app), httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://r"
     ) as client:

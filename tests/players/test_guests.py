@@ -313,3 +313,20 @@ def test_a_finished_match_someone_resigned_or_left_to_a_bot_is_still_worth_keepi
     assert worth_keeping(record({1: "random"}, {1: left}))
     assert worth_keeping(record({1: "random"}, {1: Away(None, "d", "hand_over", 3)}))
     assert not worth_keeping(record({1: "random"}, {}))  # against a bot from the start
+
+def test_rate_limits_off_switch_off_the_guest_budget_and_the_guest_quotas(
+    toy_module: None,
+) -> None:
+    from service.limits import LimitSettings, Quotas
+    from tests.api.conftest import make_app
+
+    off = LimitSettings(enabled=False, quotas=Quotas(player=1, app=1, address=1))
+    with TestClient(make_app(limits=off)) as client:
+        made = [client.post("/v1/players", json={"name": "G"}) for _ in range(70)]
+        assert {m.status_code for m in made} == {201}
+        guest = made[0].json()
+        assert [_vs_bot(client, guest).status_code for _ in range(3)] == [201] * 3
+        quick = {"game": "ny1901", "players": 2, "fillWithBotsAfterSeconds": 0}
+        queued = [client.post("/v1/queue", json=quick, headers=bearer(guest["token"]))
+                  for _ in range(3)]
+        assert [q.json()["status"] for q in queued] == ["matched"] * 3
