@@ -32,6 +32,7 @@ from service.api.rest import rest_routes
 from service.clocks import MIN_MOVE_SECONDS
 from service.errors import ApiError
 from service.i18n import N_
+from service.identity.ticket_claims import TicketClaims
 from service.limits import LimitSettings, storage_uri
 from service.live import (
     DEFAULT_MAX_WATCHERS,
@@ -264,6 +265,9 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     rematch = Rematch(table_service)
     webhook_service = WebhookService(cast(DocStore, the_store), player_service, match_service,
                                      settings.webhooks)
+    # Stream and feed tickets are single-use (service.identity.ticket_claims).
+    ticket_claims = TicketClaims(storage_uri(settings.redis_url, settings.redis_cluster),
+                                 key_prefix=settings.redis_prefix)
     limits = build_limits(
         settings.limits, the_store,
         uri=storage_uri(settings.redis_url, settings.redis_cluster),
@@ -331,6 +335,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
                 await webhook_service.aclose()
             await player_service.aclose()
             await limits.aclose()
+            await ticket_claims.aclose()
             if own_store:
                 await the_store.close()
 
@@ -376,5 +381,6 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.store = the_store
     app.state.settings = settings
     app.state.limits = limits
+    app.state.ticket_claims = ticket_claims
     app.state.openapi = build_openapi()
     return app

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -31,6 +32,8 @@ CLOCK_SKEW: Final = 30
 """Seconds a ticket may seem to come from the future (another replica's clock runs ahead)."""
 _SALT: Final = "skyline.stream-ticket:"
 _SEAT = re.compile(r"[0-9]{1,2}")
+NONCE_SEPARATOR: Final = ":"
+"""Between a ticket's seat and its nonce (tickets from before issue 31 have none)."""
 
 
 class TicketRefused(ValueError):
@@ -66,7 +69,10 @@ class _Signer(TimestampSigner):
 def issue(key: str, match_id: str, seat: int, now: float, lifetime: int) -> Ticket:
     """A ticket for ``seat`` of ``match_id``, signed with that seat's ``key`` (its token
     digest), valid for ``lifetime`` seconds from ``now``."""
-    signed = _Signer(key, match_id, now).sign(str(seat)).decode("ascii")
+    # A nonce after the seat: two tickets issued in one second differ, so that each is
+    # single-use on its own (identity.ticket_claims).
+    value = f"{seat}{NONCE_SEPARATOR}{secrets.token_urlsafe(6)}"
+    signed = _Signer(key, match_id, now).sign(value).decode("ascii")
     return Ticket(TICKET_PREFIX + signed, seat, int(now) + lifetime + 1)
 
 
@@ -76,7 +82,7 @@ def verify(
     """The seat ``ticket`` was issued to for ``match_id``, whose seats' keys (token digests;
     None: no token) are ``keys``; raises ``TicketRefused``."""
     body = ticket.removeprefix(TICKET_PREFIX)
-    seat_text = body.partition(".")[0]
+    seat_text = body.partition(".")[0].partition(NONCE_SEPARATOR)[0]
     if body == ticket or not body.isascii() or _SEAT.fullmatch(seat_text) is None:
         raise TicketRefused("invalid")
     seat = int(seat_text)
@@ -88,7 +94,7 @@ def verify(
         value, signed_at = signer.unsign(body, return_timestamp=True)
     except BadSignature:
         raise TicketRefused("invalid") from None
-    if value != seat_text.encode("ascii"):
+    if value.partition(NONCE_SEPARATOR.encode())[0] != seat_text.encode("ascii"):
         raise TicketRefused("invalid")
     age = signer.now - int(signed_at.timestamp())
     if age > lifetime or age < -CLOCK_SKEW:

@@ -42,7 +42,9 @@ class FeedTicket:
 
 
 def issue(key: str, player_id: str, now: float, lifetime: int) -> FeedTicket:
-    signed = _Signer(key, now).sign(player_id).decode("ascii")
+    # A nonce after the player: two tickets issued in one second differ, so that each is
+    # single-use on its own (identity.ticket_claims).
+    signed = _Signer(key, now).sign(f"{player_id}:{secrets.token_urlsafe(6)}").decode("ascii")
     return FeedTicket(PREFIX + signed, int(now) + lifetime + 1)
 
 
@@ -50,7 +52,7 @@ def player_of(ticket: str) -> str | None:
     """The player a ticket names (unchecked), or None for what is no feed ticket."""
     if not ticket.startswith(PREFIX) or len(ticket) > 256 or not ticket.isascii():
         return None
-    return ticket[len(PREFIX):].partition(".")[0] or None
+    return ticket[len(PREFIX):].partition(".")[0].partition(":")[0] or None
 
 
 def verify(ticket: str, key: str | None, now: float, lifetime: int) -> str:
@@ -66,4 +68,4 @@ def verify(ticket: str, key: str | None, now: float, lifetime: int) -> str:
     age = int(now) - int(stamp.timestamp())
     if age > lifetime or age < -CLOCK_SKEW:
         raise ApiError.of("ticket_invalid", "The feed ticket expired: get a new one.")
-    return value.decode("ascii")
+    return value.decode("ascii").partition(":")[0]

@@ -75,7 +75,9 @@ KEYS = (digest("sky_seat0"), digest("sky_seat1"), None)
 
 def test_a_ticket_names_its_seat_until_it_expires() -> None:
     issued = tickets.issue(KEYS[1], "m1", 1, NOW + 0.9, LIFETIME)
-    assert issued.ticket.startswith("skt_1.") and issued.seat == 1
+    assert issued.ticket.startswith("skt_1:") and issued.seat == 1
+    again = tickets.issue(KEYS[1], "m1", 1, NOW + 0.9, LIFETIME)
+    assert again.ticket != issued.ticket  # a nonce: each ticket single-use on its own
     assert issued.expires == int(NOW) + LIFETIME + 1
     for now in (NOW, NOW + LIFETIME, issued.expires - 0.01, NOW - tickets.CLOCK_SKEW):
         assert tickets.verify(issued.ticket, "m1", KEYS, now, LIFETIME) == 1, now
@@ -315,3 +317,25 @@ def test_redaction_keeps_everything_but_the_secret() -> None:
         'GET /e?t%69cket=[redacted] HTTP/1.1" 200')
     assert redact("/e?ticketing=1&ticket&x=ticket=2") == "/e?ticketing=1&ticket&x=ticket=2"
     assert redact("no url here") == "no url here"
+
+
+async def test_a_ticket_opens_one_stream_only() -> None:
+    """Issue 31, item 12: a stream ticket was reusable within its minute (one leaked from a
+    URL opened streams until it expired). The first stream claims it; any later one, on
+    this replica or another, is 401 ``ticket_invalid``."""
+    with serve_in_thread(make_app()) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+            created = (await http.post("/v1/matches", json={"game": "toy", "players": 2,
+                                                              "seed": 5})).json()
+            url = f"/v1/matches/{created['matchId']}"
+            token = created["seats"][1]["token"]
+            ticket = (await http.post(f"{url}/stream-tickets",
+                                      headers=bearer(token))).json()["ticket"]
+            [first] = await read_states(http, f"{url}/events?ticket={ticket}", limit=1)
+            again = await http.get(f"{url}/events?ticket={ticket}")
+            fresh = (await http.post(f"{url}/stream-tickets",
+                                     headers=bearer(token))).json()["ticket"]
+            [second] = await read_states(http, f"{url}/events?ticket={fresh}", limit=1)
+    assert first.json()["seat"] == 1 and second.json()["seat"] == 1
+    assert again.status_code == 401 and again.json()["code"] == "ticket_invalid"
+    assert "used" in again.json()["detail"]

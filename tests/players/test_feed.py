@@ -181,6 +181,11 @@ def test_feed_tickets_open_the_feed_without_a_header(rig: Rig) -> None:
     with rig.client.stream("GET", f"/v1/me/events?after=0&ticket={ticket}") as answer:
         assert answer.status_code == 200
         assert b"match_started" in b"".join(answer.iter_bytes())
+    # Single-use (issue 31, item 12): the ticket opened its stream; it opens no other.
+    again = rig.client.get(f"/v1/me/events?after=0&ticket={ticket}")
+    assert again.status_code == 401 and again.json()["code"] == "ticket_invalid"
+    assert "used" in again.json()["detail"]
+    ticket = rig.client.post("/v1/me/stream-tickets", headers=alice.auth).json()["ticket"]
     both = rig.client.get(f"/v1/me/events?ticket={ticket}", headers=alice.auth)
     assert both.status_code == 400
     forged = ticket[:-3] + ("abc" if not ticket.endswith("abc") else "xyz")

@@ -22,7 +22,7 @@ from ..rate_limits import budgets_on, stream_client
 from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
 from .http import non_negative_int, players_of, query_count, service_of, token_of
 from .sse import EventStream, encode
-from .tickets import TICKET_PARAM
+from .tickets import TICKET_PARAM, claim_ticket
 
 
 async def create_feed_ticket(request: Request) -> Response:
@@ -42,6 +42,7 @@ async def player_events(request: Request) -> Response:
         if len(tickets) > 1:
             raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
         player = await players.player_of_feed_ticket(tickets[0])
+        await claim_ticket(request, tickets[0])  # single-use (identity.ticket_claims)
         expires_at = None
     else:
         credential = await token_of(request)

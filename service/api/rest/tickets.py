@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response
 from service.errors import ApiError
 from service.i18n import T
 from service.identity.callers import Credential
+from service.identity.ticket_claims import TicketClaims
 
 from .http import service_of, token_of
 
@@ -43,4 +44,17 @@ async def stream_seat(request: Request) -> tuple[Credential, int | None]:
     if len(tickets) > 1:
         raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
     match_id = request.path_params["match_id"]
-    return None, await service_of(request).seat_of_ticket(match_id, tickets[0])
+    seat = await service_of(request).seat_of_ticket(match_id, tickets[0])
+    await claim_ticket(request, tickets[0])  # single-use (identity.ticket_claims)
+    return None, seat
+
+
+async def claim_ticket(request: Request, ticket: str) -> None:
+    """Claim a verified stream or feed ticket for this stream: 401 ``ticket_invalid`` when
+    a stream claimed it before."""
+    claims: TicketClaims | None = getattr(request.app.state, "ticket_claims", None)
+    settings = getattr(request.app.state, "settings", None)
+    lifetime = max(int(getattr(settings, "stream_ticket_seconds", 60)),
+                   int(getattr(settings, "queue_ticket_seconds", 60)))  # feed tickets' too
+    if claims is not None:
+        await claims.claim(ticket, lifetime)
