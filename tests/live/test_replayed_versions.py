@@ -120,3 +120,24 @@ async def test_a_live_stream_whose_timeline_replays_several_versions_at_once(
         await stream.aclose()
     assert sorted(sent) == list(range(start + 1, latest + 1))
     assert differences(answers, sent, None) == []
+
+
+async def test_a_log_without_headers_replays_best_effort(
+    service: MatchService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries written before versioned headers (here: written without one) replay as
+    before: the status and seats from the game, no ``updatedAt`` and no ``clock``
+    (docs/decisions.md)."""
+    from service.matches import storage
+
+    monkeypatch.setattr(storage.headers, "entry_header", lambda *args, **kwargs: None)
+    answers: Answers = {}
+    match_id, tokens = await _new(service, 9, timed=True)
+    final = await _play(service, match_id, tokens, 9, answers)
+    sent = await resumed(service, match_id, None, final - 3)
+    assert sorted(sent) == [final - 2, final - 1, final]
+    for version in (final - 2, final - 1):
+        assert sent[version]["status"] == "active" and sent[version]["activeSeats"]
+        assert sent[version]["updatedAt"] is None and sent[version]["clock"] is None
+        assert sent[version]["activeSeats"] == answers[version][None]["activeSeats"]
+    assert sent[final]["status"] == "finished"
