@@ -1,8 +1,8 @@
 """Property (issue 30, item 1): for random matches of both games -- random legal moves, bot
 seats, hand-overs, resignations and timeouts -- resuming the stream of the finished match
 from every version gives, at each version, what ``GET /v1/matches/{id}`` answered then, in
-full and in patch mode (the GraphQL subscription converts the same states:
-``tests/graphql/test_replayed_versions.py``)."""
+full and in patch mode (over GraphQL, resumed from every version of random matches of both
+games: ``tests/graphql/test_replayed_versions.py``)."""
 
 from __future__ import annotations
 
