@@ -7,9 +7,9 @@ which are read-time)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
-from typing import Any
 
 from service.clocks import TimeControl
 from tests.graphql.client import GraphQLClient, move_input
