@@ -269,7 +269,8 @@ SITES: dict[str, tuple[str, ...]] = {
     # middleware), GraphQL's createMatch and act theirs too; creations a quota.
     "service/api/rate_limits.py::rate_limited": (*pc.OPERATION_CODES, GRAPHQL),
     "service/limits/quotas.py::ActiveMatchQuota.take": ("createMatch",),
-    "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch",),
+    "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch", "enqueue"),
+    "service/limits/quotas.py::ActiveMatchQuota._exceeded": ("createMatch", "enqueue"),
     # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
     "service/api/rest/webhooks.py::webhooks_of": WEBHOOK_OPS,
     "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
