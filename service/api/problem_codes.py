@@ -90,6 +90,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "createFeedTicket": _PLAYER,
     "enqueue": (
         *_BODY, *_CREDENTIALS, "forbidden", "unknown_game", "bad_player_count", "bad_options",
+        "quota_exceeded",
     ),
     "getQueueTicket": (*_CREDENTIALS, "malformed", "forbidden", "ticket_not_found"),
     "leaveQueue": (*_CREDENTIALS, "forbidden", "ticket_not_found"),

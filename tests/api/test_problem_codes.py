@@ -272,7 +272,8 @@ SITES: dict[str, tuple[str, ...]] = {
     # middleware), GraphQL's createMatch and act theirs too; creations a quota.
     "service/api/rate_limits.py::rate_limited": (*pc.OPERATION_CODES, GRAPHQL),
     "service/limits/quotas.py::ActiveMatchQuota.take": ("createMatch",),
-    "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch",),
+    "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch", "enqueue"),
+    "service/limits/quotas.py::ActiveMatchQuota._exceeded": ("createMatch", "enqueue"),
     # Public tables waiting in the lobby per creator (issue 31 item 9).
     "service/lobby/caps.py::too_many": ("createMatch",),
     "service/lobby/caps.py::WaitingTablesCap.take": ("createMatch",),
