@@ -365,6 +365,8 @@ class _Stream:
                                  change=seat_change(past.logged), versioned=past.versioned)
                 await self.admit(replayed)
                 yield self.next(replayed)
+                # Rendered for this watcher alone: let other requests in between versions.
+                await asyncio.sleep(0)
         while self.last < upto:
             shared = timeline.frame(self.last + 1)
             if shared is None:
