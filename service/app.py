@@ -32,8 +32,8 @@ from service.api.rest import rest_routes
 from service.clocks import MIN_MOVE_SECONDS
 from service.errors import ApiError
 from service.i18n import N_
-from service.identity.ticket_claims import TicketClaims
 from service.limits import LimitSettings, storage_uri
+from service.limits.tickets import TicketClaims
 from service.live import (
     DEFAULT_MAX_WATCHERS,
     DEFAULT_MAX_WATCHERS_PER_CLIENT,
@@ -265,7 +265,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     rematch = Rematch(table_service)
     webhook_service = WebhookService(cast(DocStore, the_store), player_service, match_service,
                                      settings.webhooks)
-    # Stream and feed tickets are single-use (service.identity.ticket_claims).
+    # Stream and feed tickets are single-use (service.limits.tickets).
     ticket_claims = TicketClaims(storage_uri(settings.redis_url, settings.redis_cluster),
                                  key_prefix=settings.redis_prefix)
     limits = build_limits(
@@ -382,5 +382,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     app.state.settings = settings
     app.state.limits = limits
     app.state.ticket_claims = ticket_claims
+    from service.workers.heartbeat import worker_check
+
+    app.state.worker_check = worker_check  # /readyz's worker check (api.rest.ops)
     app.state.openapi = build_openapi()
     return app

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from limits import RateLimitItemPerSecond
 
+from service.store.counting import counting_storage
+
 from .policies import Policy
-from .storage import counting_storage
 
 log = logging.getLogger("skyline.limits")
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from limits import RateLimitItemPerSecond
 from limits.aio.strategies import FixedWindowRateLimiter
 
-from service.limits.storage import counting_storage
+from service.store.counting import counting_storage
 
 log = logging.getLogger("skyline.webhooks")
 

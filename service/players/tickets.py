@@ -43,7 +43,7 @@ class FeedTicket:
 
 def issue(key: str, player_id: str, now: float, lifetime: int) -> FeedTicket:
     # A nonce after the player: two tickets issued in one second differ, so that each is
-    # single-use on its own (identity.ticket_claims).
+    # single-use on its own (limits.tickets).
     signed = _Signer(key, now).sign(f"{player_id}:{secrets.token_urlsafe(6)}").decode("ascii")
     return FeedTicket(PREFIX + signed, int(now) + lifetime + 1)
 

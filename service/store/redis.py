@@ -164,7 +164,7 @@ per node plus one pub/sub connection per shard primary with watched matches (and
 cluster client keeps from discovering the topology), whatever the number of watchers.
 ``client_name=`` names them all (``CLIENT SETNAME``); ``open_store`` names them
 ``skyline-store-<pid>`` (``connection_name``), as the rate limits name theirs
-``skyline-limits-<pid>`` (``service.limits.storage``; deploy/README.md "Connections").
+``skyline-limits-<pid>`` (``service.store.counting``; deploy/README.md "Connections").
 
 Due signals (bot seats)
 -----------------------

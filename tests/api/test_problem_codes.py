@@ -191,6 +191,8 @@ SITES: dict[str, tuple[str, ...]] = {
                                           "createInvitation", "revokeInvitation"),
     "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
     "service/matches/tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
+    # Single-use tickets (issue 31, item 12): the match's stream and the player feed.
+    "service/limits/tickets.py::TicketClaims.claim": ("streamEvents", "streamPlayerEvents"),
     "service/api/rest/tickets.py::stream_seat": ("streamEvents",),
     "service/matches/wire.py::parse_options": ("createMatch", "enqueue"),
     "service/matches/wire.py::parse_action": ("act",),

@@ -42,7 +42,7 @@ async def player_events(request: Request) -> Response:
         if len(tickets) > 1:
             raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
         player = await players.player_of_feed_ticket(tickets[0])
-        await claim_ticket(request, tickets[0])  # single-use (identity.ticket_claims)
+        await claim_ticket(request, tickets[0])  # single-use (limits.tickets)
         expires_at = None
     else:
         credential = await token_of(request)

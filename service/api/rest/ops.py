@@ -9,7 +9,6 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from service.errors import ApiError
 from service.store import Schedules
-from service.workers.heartbeat import worker_check
 
 from ..languages import lang_of
 from ..problems import problem_response
@@ -28,7 +27,9 @@ async def readyz(request: Request) -> Response:
     if await service_of(request).ready():
         checks: dict[str, Any] = {"store": {"status": "ok"}}
         stale = request.app.state.settings.worker_stale_seconds
-        if stale:
+        # The worker heartbeats' check (service.workers.heartbeat), given by the app.
+        worker_check = getattr(request.app.state, "worker_check", None)
+        if stale and worker_check is not None:
             checks["worker"] = await worker_check(
                 cast(Schedules, request.app.state.store), stale)
         degraded = any(check["status"] != "ok" for check in checks.values())

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from service.errors import ApiError
 from service.i18n import T
 from service.identity.callers import Credential
-from service.identity.ticket_claims import TicketClaims
+from service.limits.tickets import TicketClaims
 
 from .http import service_of, token_of
 
@@ -45,7 +45,7 @@ async def stream_seat(request: Request) -> tuple[Credential, int | None]:
         raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
     match_id = request.path_params["match_id"]
     seat = await service_of(request).seat_of_ticket(match_id, tickets[0])
-    await claim_ticket(request, tickets[0])  # single-use (identity.ticket_claims)
+    await claim_ticket(request, tickets[0])  # single-use (limits.tickets)
     return None, seat
 
 

@@ -18,7 +18,7 @@ from limits.aio.storage import Storage
 from limits.storage import storage_from_string
 from redis.asyncio import BlockingConnectionPool
 
-from service.store.redis import connection_name
+from .redis import connection_name
 
 POOL_TIMEOUT = 2.0
 """Seconds a count waits for a free connection before it fails (and goes uncounted)."""

@@ -16,7 +16,7 @@ import contextlib
 import hashlib
 
 from service.errors import ApiError
-from service.limits.storage import counting_storage
+from service.store.counting import counting_storage
 
 KEY_PREFIX = "tickets:"
 MAX_CONNECTIONS = 4
