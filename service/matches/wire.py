@@ -46,7 +46,10 @@ def validate_wire(
     except ValidationError as error:
         return None, _wire_errors(error)
     try:
-        strict_json(json.dumps(data))
+        # Integral numbers as integers first (JSON Schema's "integer" takes 3.0): the strict
+        # pass then judges only what JSON Schema refuses, also inside unions, whose other
+        # members would otherwise report their own errors for a 3.0.
+        strict_json(json.dumps(_integral(data)))
     except ValidationError as error:
         coerced = [
             e for e in error.errors(include_url=False, include_context=False)
@@ -59,6 +62,17 @@ def validate_wire(
                 for e in coerced
             ]
     return value, []
+
+
+def _integral(data: Any) -> Any:
+    """``data`` with every float that is an integer (``3.0``) written as one (``3``)."""
+    if isinstance(data, float) and data.is_integer():
+        return int(data)
+    if isinstance(data, dict):
+        return {key: _integral(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_integral(value) for value in data]
+    return data
 
 
 def parse_options(engine: Engine[Any], options: dict[str, JSON] | None) -> BaseModel | None:

@@ -179,3 +179,21 @@ def test_a_resigned_seat_ranks_last_when_the_match_is_played_out(client: TestCli
     by_seat = {s["seat"]: s for s in result["seats"]}
     assert by_seat[0]["forfeited"] and by_seat[0]["rank"] == 3
     assert 0 not in result["winners"] and result["winners"]
+
+
+@pytest.mark.parametrize("control", [
+    {"correspondence": {"secondsPerMove": 510510.0}},
+    {"live": {"baseSeconds": 698.0, "incrementSeconds": 2.0}},
+])
+def test_integral_numbers_in_a_time_control_are_integers(control: dict[str, Any]) -> None:
+    """JSON Schema's ``integer`` takes ``698.0``, so schemathesis sends it: the union of the
+    two controls used to report the other member's errors (400 ``malformed``)."""
+    with TestClient(make_app()) as client:
+        made = client.post("/v1/matches", json={"game": "ny1901", "players": 2,
+                                                "timeControl": control})
+        assert made.status_code == 201, made.text
+        state = client.get(f"/v1/matches/{made.json()['matchId']}").json()
+        assert state["clock"] is not None
+        wrong = client.post("/v1/matches", json={"game": "ny1901", "players": 2,
+                                                 "timeControl": {"live": {"baseSeconds": 698.5}}})
+        assert wrong.status_code == 400
