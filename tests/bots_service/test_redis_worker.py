@@ -116,6 +116,7 @@ async def test_bots_finish_through_a_worker_process_that_is_killed_and_replaced(
     serve = processes.start(
         "serve", "serve", "--port", str(port), "--redis-url", redis_url,
         "--redis-prefix", redis_prefix, "--log-level", "warning",
+        "--no-worker",  # the bots are the dedicated workers' (serve runs one by default)
     )
     await asyncio.to_thread(wait_ready, url, serve, processes)
     first = processes.start("worker-1", "worker", "--consumer", "w-1", "--bot-budget", "3")
