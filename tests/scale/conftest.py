@@ -131,6 +131,9 @@ class ReplicaFactory:
             "--ttl-finished", "3600", "--ttl-idle", "3600",
             # Consistency under load, from one address: budgets and quotas would interfere.
             "--rate-limits", "off",
+            # No bots, clocks or webhooks here; the worker loops' blocking reads would count
+            # among the blocked clients the fault tests wait for.
+            "--no-worker",
         ]
         if redis_cluster:
             args += ["--redis-cluster", redis_cluster]
