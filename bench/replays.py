@@ -34,13 +34,7 @@ from typing import Any
 
 import httpx
 
-ATTACKER = {"X-Forwarded-For": "203.0.113.1"}
-BYSTANDER = {"X-Forwarded-For": "198.51.100.7"}
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+from bench.hardening import ATTACKER, BYSTANDER, pct
 
 
 @contextlib.contextmanager

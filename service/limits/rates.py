@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from limits import RateLimitItemPerSecond
 
-from service.store.counting import counting_storage
+from service.store.counting import close_counting, counting_storage
 
 from .policies import Policy
 
@@ -127,11 +127,4 @@ class RateLimiter:
 
     async def aclose(self) -> None:
         """Close the storage's connections (Redis)."""
-        bridge = getattr(self.storage, "bridge", None)
-        client = getattr(bridge, "storage", None)
-        closing = getattr(client, "aclose", None)
-        if closing is not None:
-            try:
-                await closing()
-            except Exception:
-                log.debug("closing the rate limits' storage failed", exc_info=True)
+        await close_counting(self.storage, "rate limits")

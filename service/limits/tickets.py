@@ -12,11 +12,10 @@ a credential, and a check that cannot be made does not pass.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 
 from service.errors import ApiError
-from service.store.counting import counting_storage
+from service.store.counting import close_counting, counting_storage
 
 KEY_PREFIX = "tickets:"
 MAX_CONNECTIONS = 4
@@ -46,9 +45,5 @@ class TicketClaims:
             )
 
     async def aclose(self) -> None:
-        bridge = getattr(self.storage, "bridge", None)
-        client = getattr(bridge, "storage", None)
-        closing = getattr(client, "aclose", None)
-        if closing is not None:
-            with contextlib.suppress(Exception):
-                await closing()
+        """Close the storage's connections (Redis)."""
+        await close_counting(self.storage, "ticket claims")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from limits import RateLimitItemPerSecond
 from limits.aio.strategies import FixedWindowRateLimiter
 
-from service.store.counting import counting_storage
+from service.store.counting import close_counting, counting_storage
 
 log = logging.getLogger("skyline.webhooks")
 
@@ -120,11 +120,5 @@ class GuestBudget:
         return False
 
     async def aclose(self) -> None:
-        bridge = getattr(self.storage, "bridge", None)
-        client = getattr(bridge, "storage", None)
-        closing = getattr(client, "aclose", None)
-        if closing is not None:
-            try:
-                await closing()
-            except Exception:
-                log.debug("closing the webhook budgets' storage failed", exc_info=True)
+        """Close the storage's connections (Redis)."""
+        await close_counting(self.storage, "webhook budgets")

@@ -12,6 +12,7 @@ is per node (the cluster client's own bound). The embedded store counts in memor
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from limits.aio.storage import Storage
@@ -43,3 +44,15 @@ def counting_storage(uri: str, *, key_prefix: str, what: str,
     storage = storage_from_string(uri, **settings)
     assert isinstance(storage, Storage), "an async+ storage URI"
     return storage
+
+
+async def close_counting(storage: Storage, what: str) -> None:
+    """Close a counting storage's Redis connections (best effort: a failure is logged)."""
+    client = getattr(getattr(storage, "bridge", None), "storage", None)
+    closing = getattr(client, "aclose", None)
+    if closing is not None:
+        try:
+            await closing()
+        except Exception:
+            logging.getLogger("skyline.store").debug("closing the %s storage failed", what,
+                                                     exc_info=True)
