@@ -1,4 +1,5 @@
-"""The ASGI application factory: wires the store, the match service, REST and GraphQL."""
+"""The ASGI application factory: the services from ``service.composition.build_services``,
+REST and GraphQL routes, the middleware, and the worker loops in the lifespan."""
 
 from __future__ import annotations
 
