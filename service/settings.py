@@ -159,15 +159,6 @@ def parse_optional_text(value: str) -> str | None:
     return value.strip() or None
 
 
-def parse_off_zero(parse: Callable[[str], float]) -> Callable[[str], float | None]:
-    """``parse``, with 0 read as None (no limit)."""
-
-    def parsed(value: str) -> float | None:
-        return parse(value) or None
-
-    return parsed
-
-
 def _text(parse: Callable[[str], Any]) -> BeforeValidator:
     """Validates with ``parse`` what comes as text (the environment, a test's string);
     anything else is a value already."""
@@ -391,19 +382,6 @@ class Settings(BaseSettings):
         if self.worker_consumer is not None:
             options["consumer"] = self.worker_consumer
         return {**options, **self.worker_options}
-
-    @property
-    def min_move_seconds(self) -> int:
-        """``min_seconds_per_move`` under ``MatchService``'s name."""
-        return self.min_seconds_per_move
-
-    def replace(self, **changes: Any) -> Settings:
-        """A copy with ``changes`` (validated like the fields)."""
-        return type(self)(**{**self.given(), **changes})
-
-    def given(self) -> dict[str, Any]:
-        """The fields as keyword arguments."""
-        return {name: getattr(self, name) for name in type(self).model_fields}
 
 
 def default_of(name: str) -> Any:
