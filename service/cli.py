@@ -210,7 +210,7 @@ def _add_match_flags(parser: argparse.ArgumentParser, base: Settings) -> None:
     parser.add_argument(
         "--waiting-ttl", type=_positive_int, default=base.waiting_ttl,
         help="seconds a match waiting for players may go untouched before it is cancelled "
-        "(SKYLINE_WAITING_TTL; default 7 days)",
+        f"(SKYLINE_WAITING_TTL; default {default_of('waiting_ttl') // 86400} days)",
     )
     parser.add_argument(
         "--allow-chosen-seeds", action="store_true", default=base.allow_chosen_seeds,
@@ -459,7 +459,8 @@ def _add_ttl_flags(parser: argparse.ArgumentParser, base: Settings) -> None:
         "--guest-ttl", type=_arg(parse_guest_ttl), default=base.guest_ttl,
         help="how long a guest may stay idle (no match created or joined) before it expires, "
         "unless it has an unfinished match or a finished one against another person: "
-        "seconds or 30d/12h/90m; 0: never (SKYLINE_GUEST_TTL; default 30d)",
+        "seconds or 30d/12h/90m; 0: never (SKYLINE_GUEST_TTL; default "
+        f"{default_of('guest_ttl') / 86400:g}d)",
     )
     parser.add_argument(
         "--ttl-finished", type=_arg(parse_ttl), default=base.ttl_finished,

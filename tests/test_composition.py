@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -133,7 +134,7 @@ def _options(command: str) -> dict[str, argparse.Action]:
 def test_every_flag_is_a_setting_and_defaults_to_its_one_default(
     command: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in [n for n in __import__("os").environ if n.startswith("SKYLINE_")]:
+    for name in [n for n in os.environ if n.startswith("SKYLINE_")]:
         monkeypatch.delenv(name)
     options = _options(command)
     assert options, command
