@@ -27,8 +27,10 @@ Reported: the server's CPU seconds over the moves phase (``/proc/<pid>/stat``, f
 first move to the last delivery; the mover's own reads are in it, a few ms a move), the
 deliveries received against the spectators times the versions (every missing one counted),
 the time from each move's answer (as the mover got it) to its arrival at the last spectator
-(p50/p99/max), and the unrelated GETs' p50/p99/max over the same window. This process's own
-CPU time is reported too: the spectators' parsing shares the machine's cores with the server.
+(p50/p99/max), and the unrelated GETs' p50/p99/max over the same window -- and over
+``--idle-window`` (5) s before the first move, the spectators connected: what the machine
+gives them anyway. This process's own CPU time is reported too: the spectators' parsing
+shares the machine's cores with the server.
 """
 
 from __future__ import annotations
@@ -236,12 +238,25 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             log(f"  {len(streaming)} streaming after {out['connect_s']} s; refused or failed: "
                 f"{failures or 0}")
             await asyncio.sleep(1.0)
+            await calm.get("/v1/games", headers=BYSTANDER)  # its connection, before the window
+            # The same unrelated reads before any move: what the machine gives them anyway.
+            quiet: list[float] = []
+            stop = asyncio.Event()
             idle0, idle_t0 = cpu_seconds(pid), time.monotonic()
-            await asyncio.sleep(2.0)
+            unrelated = asyncio.create_task(
+                bystander(calm, "/v1/games", stop, quiet, [], UNRELATED_EVERY))
+            await asyncio.sleep(args.idle_window)
+            stop.set()
+            await unrelated
             out["idle_cpu_per_s"] = round((cpu_seconds(pid) - idle0) /
                                           (time.monotonic() - idle_t0), 3)
+            out["unrelated_before_moves"] = {
+                "gets": len(quiet), "p50_ms": round(pct(quiet, 0.5), 1),
+                "p99_ms": round(pct(quiet, 0.99), 1),
+                "max_ms": round(max(quiet, default=float("nan")), 1)}
+            log(f"  before the moves ({args.idle_window:g} s): server CPU "
+                f"{out['idle_cpu_per_s']} s/s, unrelated GETs {out['unrelated_before_moves']}")
 
-            await calm.get("/v1/games", headers=BYSTANDER)  # its connection, before the window
             latencies: list[float] = []
             refused: list[int] = []
             stop = asyncio.Event()
@@ -334,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", choices=["delivered", "answered"], default="delivered",
                         help="post the next move once every spectator has the previous one "
                         "(delivered), or as soon as the previous move is answered")
+    parser.add_argument("--idle-window", type=float, default=5.0,
+                        help="seconds of unrelated GETs before the first move (a baseline)")
     parser.add_argument("--quick", action="store_true", help="500 spectators, 10 moves")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
