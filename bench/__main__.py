@@ -5,7 +5,8 @@ the fan-out benchmark (small sizes: about 5 minutes instead of about 15), to the
 benchmark (100 players instead of 1,000), to the soak test (about 1 minute of traffic
 instead of 5), to the clock benchmark (1,000 matches instead of 10,000; about 1.5 minutes
 either way: the deadlines spread over 60 s), to the webhook benchmark (500 events, a 15 s
-retry watch) and to the isolation benchmark (20 pings, 8 connections).
+retry watch), to the isolation benchmark (20 pings, 8 connections) and to the spectator
+benchmark (500 spectators, 10 moves).
 Results go to stdout; docs/performance.md records them with the machine's state.
 """
 
@@ -16,10 +17,11 @@ import sys
 import time
 
 BENCHES = ("ny1901", "ginkgopolis", "rules_versions", "store", "bot_pool", "load", "fanout",
-           "players", "soak", "clocks", "webhooks", "isolation", "hardening", "replays")
+           "players", "soak", "clocks", "webhooks", "isolation", "hardening", "replays",
+           "spectators")
 # the benches that take --quick
 QUICK = ("load", "fanout", "players", "soak", "clocks", "webhooks", "isolation", "hardening",
-         "replays")
+         "replays", "spectators")
 
 
 def main(argv: list[str]) -> int:

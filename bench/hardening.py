@@ -86,7 +86,9 @@ def served(build: str | None, port: int) -> Iterator[str]:
 
 
 async def bystander(client: httpx.AsyncClient, url: str, stop: asyncio.Event,
-                    latencies: list[float], refused: list[int]) -> None:
+                    latencies: list[float], refused: list[int], every: float = 0.02) -> None:
+    """GET ``url`` until ``stop``, ``every`` seconds after each answer: each latency (ms),
+    and the status of each answer that was not 200."""
     while not stop.is_set():
         start = time.perf_counter()
         answer = await client.get(url, headers=BYSTANDER)
@@ -94,7 +96,7 @@ async def bystander(client: httpx.AsyncClient, url: str, stop: asyncio.Event,
         if answer.status_code != 200:
             refused.append(answer.status_code)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), 0.02)
+            await asyncio.wait_for(stop.wait(), every)
 
 
 async def made_up_tokens(client: httpx.AsyncClient, count: int) -> int:

@@ -45,6 +45,7 @@ from service.limits import (
 from service.limits.verified import VerifiedClients
 from service.live import LiveHub
 from service.lobby.caps import WaitingTablesCap
+from service.lobby.records import Seat
 from service.matches.records import MatchRecord
 from service.store import DocStore, MatchStore
 
@@ -214,26 +215,35 @@ def creation_quota(
 
 
 async def queue_quota(limits: Limits | None, credential: Credential,
-                      scope: MutableMapping[str, Any]) -> None:
+                      scope: MutableMapping[str, Any]) -> str | None:
     """Before quick match: 429 ``quota_exceeded`` when the caller (a guest: or its address)
     already holds its cap of unfinished matches (the match formed is counted then,
-    ``formed_quota``)."""
+    ``formed_quota``). Answers the address a guest's match is to count against (the
+    ``quota`` of ``QueueService.enqueue``), None for others or with quotas off."""
     if limits is None or limits.quota is None:
-        return
+        return None
+    address = None
     for creator in creators_of(credential, scope):
         await limits.quota.check(creator)
+        if creator.kind == "address":
+            address = creator.id
+    return address
 
 
-def formed_quota(limits: Limits) -> Callable[[str, Sequence[str]], Awaitable[None]] | None:
-    """Counts a quick match against each of its players' quotas as it is formed."""
+def formed_quota(limits: Limits) -> Callable[[str, Sequence[Seat]], Awaitable[None]] | None:
+    """Counts a quick match against each of its players' quotas as it is formed, and a
+    guest's against its address's too (the address it enqueued from: ``queue_quota``),
+    whoever's request formed the match."""
     quota = limits.quota
     if quota is None:
         return None
     counted = quota
 
-    async def count(match_id: str, players: Sequence[str]) -> None:
-        for player in players:
-            await counted.count(Creator("player", player), match_id)
+    async def count(match_id: str, seats: Sequence[Seat]) -> None:
+        for seat in seats:
+            await counted.count(Creator("player", seat.player), match_id)
+        for address in sorted({s.quota for s in seats if s.quota is not None}):
+            await counted.count(Creator("address", address), match_id)
 
     return count
 

@@ -184,22 +184,7 @@ class InvitationService:
         who = await self.players.member(caller)
         now = self.storage.now()
         if code.startswith(invites.SPECTATE_CODE):
-            _, record = await self.storage.load(match_id)
-            _may_invite(record, who)
-            wanted = invites.digest(code)
-            found: list[SpectateCode] = []
-
-            def revoke(data: bytes | None) -> bytes | None:
-                codes = _codes(data)
-                hit = [c for c in codes if c.digest == wanted]
-                if not hit:
-                    raise invites.not_found()
-                found[:] = [replace(hit[0], revoked=True)]
-                return _dump([found[0] if c.digest == wanted else c for c in codes])
-
-            await self._update(spectate_key(match_id), revoke)
-            return await self._out(record, match_id, found[0].invitation(), None, now,
-                                   kind="spectate")
+            return await self._revoke_spectate(who, match_id, code, now)
         for _ in range(MAX_ATTEMPTS):
             version, record = await self.storage.load(match_id)
             _may_invite(record, who)
@@ -218,6 +203,42 @@ class InvitationService:
                 return await self._out(record, match_id, revoked, None, now)
         raise busy()
 
+    async def _revoke_spectate(self, who: Member, match_id: str, code: str,
+                               now: int) -> InvitationOut:
+        """Revoke a spectator code: first the match's record (a compare-and-set with a log
+        entry ``spectate_revoked``) names the code's tag, so every token redeemed with it
+        stops reading and its streams end at that version; then the code's document says
+        revoked (redeeming it is refused either way: ``redeem`` checks the record too)."""
+        _, record = await self.storage.load(match_id)
+        _may_invite(record, who)
+        await self._spectate(match_id, code)  # 404 invite_not_found: no such code here
+        wanted = invites.digest(code)
+        tag = invites.view_tag(code)
+        for _ in range(MAX_ATTEMPTS):
+            version, record = await self.storage.load(match_id)
+            _may_invite(record, who)
+            if tag in record.revoked_views:
+                break
+            after = replace(invites.revoke_view(record, tag), updated=now)
+            entry = LogRecord(seat=None, action={"type": "spectate_revoked"})
+            if await self.storage.write(match_id, version, after, entry, before=record):
+                break
+        else:
+            raise busy()
+        found: list[SpectateCode] = []
+
+        def revoke(data: bytes | None) -> bytes | None:
+            codes = _codes(data)
+            hit = [c for c in codes if c.digest == wanted]
+            if not hit:
+                raise invites.not_found()
+            found[:] = [replace(hit[0], revoked=True)]
+            return _dump([found[0] if c.digest == wanted else c for c in codes])
+
+        await self._update(spectate_key(match_id), revoke)
+        return await self._out(record, match_id, found[0].invitation(), None, now,
+                               kind="spectate")
+
     # -- codes: what they invite to, spectators ------------------------------------------
 
     async def describe(self, code: str) -> InvitationInfo:
@@ -228,6 +249,8 @@ class InvitationService:
         now = self.storage.now()
         if code.startswith(invites.SPECTATE_CODE):
             found = await self._spectate(match_id, code)
+            if invites.view_tag(code) in record.revoked_views:
+                found = replace(found, revoked=True)  # the record says so first
             _spent(found.invitation(), now)
             kind, seat, left, expires = "spectate", None, found.uses - found.used, found.expires
         else:
@@ -265,9 +288,12 @@ class InvitationService:
             return _dump([replace(c, used=c.used + 1) if c.digest == wanted else c
                           for c in codes])
 
+        tag = invites.view_tag(code)
+        if tag in record.revoked_views:  # revoked in the record, its document not yet told
+            raise invites.refuse("revoked")
         await self._update(spectate_key(match_id), use)
-        return SpectatorToken(token=invites.spectator_token(match_id, record.view_key or b""),
-                              match_id=match_id)
+        return SpectatorToken(token=invites.spectator_token(match_id, record.view_key or b"",
+                                                            tag), match_id=match_id)
 
     # -- the invited player ----------------------------------------------------------------
 

@@ -48,6 +48,7 @@ from .records import (
     Done,
     Forming,
     QueueDoc,
+    Seat,
     Waiting,
     digest_of_ticket,
     new_ticket,
@@ -87,18 +88,21 @@ class QueueService:
         self._settling: dict[str, asyncio.Future[QueueDoc]] = {}
         self.formed = 0
         """Matches this replica created from queues (a metric, and for tests)."""
-        self.count_formed: Callable[[str, list[str]], Awaitable[None]] | None = None
-        """Counts a match being formed against its players' quotas of unfinished matches
-        (set by the composition root when quotas are on; each enqueue checked the room)."""
+        self.count_formed: Callable[[str, list[Seat]], Awaitable[None]] | None = None
+        """Counts a match being formed against its players' quotas of unfinished matches,
+        and a guest's address's (set by the composition root when quotas are on; each
+        enqueue checked the room)."""
 
     def now(self) -> int:
         return int(self.clock() * 1000)
 
     # -- the operations ---------------------------------------------------------------
 
-    async def enqueue(self, caller: Credential, req: EnqueueRequest) -> tuple[QueueTicket, bool]:
+    async def enqueue(self, caller: Credential, req: EnqueueRequest, *,
+                      quota: str | None = None) -> tuple[QueueTicket, bool]:
         """The caller's ticket in the queue of compatible players (its existing one, if it
-        holds one there: ``False``), and the match if it completed one."""
+        holds one there: ``False``), and the match if it completed one. ``quota``: the
+        address a guest's match counts against too when it is formed (``Waiting.quota``)."""
         who = _queuer(caller)
         engine = engine_for_new(req.game)
         if not engine.min_players <= req.players <= engine.max_players:
@@ -130,7 +134,8 @@ class QueueService:
                 return self._form(rules.refreshed(doc, mine, now, self.policy), now)
             ticket = new_ticket(digest)
             held.append((ticket, True))
-            entry = Waiting(ticket, player, name, now, now, req.fill_with_bots_after_seconds)
+            entry = Waiting(ticket, player, name, now, now, req.fill_with_bots_after_seconds,
+                            quota)
             return self._form(doc.but(waiting=(*doc.waiting, entry)), now)
 
         version, doc = await self._update(key, change)
@@ -308,7 +313,7 @@ class QueueService:
                 for p in bound.values()
             ))
             if self.count_formed is not None:  # a repeat counts nothing twice
-                await self.count_formed(match_id, [p.player for p in bound.values()])
+                await self.count_formed(match_id, [s for s in forming.seats if s is not None])
             await self._fault("indexed")
 
         try:

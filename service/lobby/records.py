@@ -71,6 +71,9 @@ class Waiting:
     """ms: queued or last polled (refreshed lazily, ``REFRESH``)."""
     fill: int | None = None
     """Seconds after which bots may fill the match (None: never)."""
+    quota: str | None = None
+    """The address whose quota a guest's matches count against too (issue 31, item 6);
+    None for a player of the app's own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ class Seat:
     ticket: str
     player: str
     name: str
+    quota: str | None = None
+    """``Waiting.quota`` of the player seated."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ each decision once.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .records import Done, Forming, QueueDoc, Seat, Waiting, match_id_of
 
@@ -80,7 +80,7 @@ def form(doc: QueueDoc, now: int) -> QueueDoc:
             return doc
         chosen = accepting
     match = match_id_of(doc.salt, doc.n)
-    people: list[Seat | None] = [Seat(w.ticket, w.player, w.name) for w in chosen]
+    people: list[Seat | None] = [Seat(w.ticket, w.player, w.name, w.quota) for w in chosen]
     people += [None] * (doc.players - len(chosen))
     # Seats in an order drawn from the match id: who queued first does not always move first.
     order = sorted(range(len(people)), key=lambda i: _shuffle_key(match, people[i], i))
@@ -127,8 +127,7 @@ def refreshed(doc: QueueDoc, ticket: str, now: int, policy: Policy) -> QueueDoc:
     changed = False
     for entry in doc.waiting:
         if entry.ticket == ticket and now - entry.seen >= policy.refresh_ms:
-            entry = Waiting(entry.ticket, entry.player, entry.name, entry.queued, now,
-                            entry.fill)
+            entry = replace(entry, seen=now)
             changed = True
         entries.append(entry)
     return doc.but(waiting=tuple(entries)) if changed else doc

@@ -9,7 +9,9 @@ Three credentials, told apart by their prefix, none of them a seat token:
   (``service.lobby.invitations``), redeemed for a spectator token;
 - ``sks_<match id>.<nonce>.<mac>``: a **spectator token**, reading that one match: its MAC
   under the match's ``view_key`` (in every match's record) proves it, with nothing stored
-  per token.
+  per token. The nonce starts with the tag of the code it was redeemed with
+  (``view_tag``): revoking the code puts its tag in the record's ``revoked_views``, and
+  every token redeemed with it stops reading (its open streams end at the next version).
 
 A player's invitation (``Invitation.player``) has the id ``<match id>.<random>`` and is
 accepted by that player only. Pure: no I/O; the clock is the caller's ``now``.
@@ -38,6 +40,12 @@ _CODE = re.compile(rf"(?:{SEAT_CODE}|{SPECTATE_CODE})({_ID})\.{_SECRET}")
 _TOKEN = re.compile(rf"{SPECTATOR_TOKEN}({_ID})\.([A-Za-z0-9_-]{{16}})\.([A-Za-z0-9_-]{{22}})")
 _PLAYER_INVITE = re.compile(rf"({_ID})\.([A-Za-z0-9_-]{{12}})")
 MAX_LIVE_INVITES = 64
+TAG = 8
+"""Characters of a spectator token's nonce that name its code (``view_tag``); the other
+8 are random (48 bits: two redemptions of one code are two tokens)."""
+MAX_REVOKED_VIEWS = 256
+"""Revoked spectator codes a record remembers; past them the match's view key is replaced
+(``revoke_view``): every spectator token ends, and the list starts again."""
 """Invitations a waiting match keeps that may still be used."""
 
 Status = Literal["valid", "expired", "used_up", "revoked", "declined"]
@@ -150,9 +158,28 @@ def _mac(view_key: bytes, match_id: str, nonce: str) -> str:
     return base64.urlsafe_b64encode(mac[:16]).decode().rstrip("=")
 
 
-def spectator_token(match_id: str, view_key: bytes) -> str:
-    nonce = secrets.token_urlsafe(12)
+def view_tag(code: str) -> str:
+    """The tag a spectator code gives its tokens (the start of its public id)."""
+    return code_id(code)[:TAG]
+
+
+def spectator_token(match_id: str, view_key: bytes, tag: str) -> str:
+    """A spectator token of ``match_id`` redeemed with the code of tag ``tag``."""
+    nonce = tag[:TAG] + secrets.token_urlsafe(6)
     return f"{SPECTATOR_TOKEN}{match_id}.{nonce}.{_mac(view_key, match_id, nonce)}"
+
+
+def revoke_view(record: MatchRecord, tag: str) -> MatchRecord:
+    """``record`` with the spectator code of tag ``tag`` revoked: its tokens read nothing
+    more. Past ``MAX_REVOKED_VIEWS`` codes, a new view key ends every spectator token (the
+    holders of codes still valid redeem them again)."""
+    from dataclasses import replace
+
+    if tag in record.revoked_views:
+        return record
+    if len(record.revoked_views) >= MAX_REVOKED_VIEWS:
+        return replace(record, view_key=new_view_key(), revoked_views=(tag,))
+    return replace(record, revoked_views=(*record.revoked_views, tag))
 
 
 def is_spectator_token(token: str) -> bool:
@@ -168,4 +195,16 @@ def reads(token: str, record: MatchRecord) -> bool:
     if found is None or record.view_key is None:
         return False
     match_id, nonce, mac = found.groups()
-    return hmac.compare_digest(mac, _mac(record.view_key, match_id, nonce))
+    return hmac.compare_digest(mac, _mac(record.view_key, match_id, nonce)) \
+        and nonce[:TAG] not in record.revoked_views
+
+
+def revoked(token: str, record: MatchRecord) -> bool:
+    """Whether spectator token ``token`` of this match was redeemed with a code revoked
+    since (its MAC verifies; its tag is in ``revoked_views``)."""
+    found = _TOKEN.fullmatch(token)
+    if found is None or record.view_key is None:
+        return False
+    match_id, nonce, mac = found.groups()
+    return nonce[:TAG] in record.revoked_views \
+        and hmac.compare_digest(mac, _mac(record.view_key, match_id, nonce))

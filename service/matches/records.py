@@ -182,7 +182,10 @@ class MatchRecord:
     invites: tuple[Invitation, ...] = ()
     """Invitations to seats of a waiting match (``invites.py``)."""
     view_key: bytes | None = None
-    """A private match's key for spectator tokens (``sks_…``, ``invites.py``)."""
+    """The match's key for spectator tokens (``sks_…``, ``invites.py``)."""
+    revoked_views: tuple[str, ...] = ()
+    """The tags of revoked spectator codes: the tokens redeemed with them read nothing more
+    (``invites.reads``); the newest ``invites.MAX_REVOKED_VIEWS`` are kept."""
     reserved: dict[int, str] = field(default_factory=dict)
     """Open seats kept for one player (a rematch offers each seat to its former player)."""
     rematch_of: str | None = None
@@ -360,6 +363,8 @@ class MatchRecord:
             header["iv"] = [i.encode() for i in self.invites]
         if self.view_key is not None:
             header["vk"] = self.view_key.hex()
+        if self.revoked_views:
+            header["rv"] = list(self.revoked_views)
         if self.reserved:
             header["rs"] = {str(seat): p for seat, p in sorted(self.reserved.items())}
         if self.rematch_of is not None:
@@ -424,6 +429,7 @@ class MatchRecord:
             cancel_reason=header.get("cx"),
             invites=tuple(Invitation.decode(i) for i in header.get("iv", ())),
             view_key=bytes.fromhex(header["vk"]) if "vk" in header else None,
+            revoked_views=tuple(header.get("rv") or ()),
             reserved={int(seat): p for seat, p in (header.get("rs") or {}).items()},
             rematch_of=header.get("ro"),
             rematch=header.get("rn"),

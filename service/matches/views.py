@@ -87,6 +87,9 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
     read by its players and its app only: anyone else gets ``hidden()``. A credential whose
     seat a bot took over (``record.away``) gets 401 ``seat_handed_to_bot``: an old seat token
     always, a player credential on a write (it reads the match as a spectator)."""
+    if isinstance(token, str) and invites.is_spectator_token(token) \
+            and invites.revoked(token, record):  # proven ours: no oracle for anyone else
+        raise view_revoked()
     if record.visibility == "private" and not may_read_private(record, token):
         raise hidden()
     if token is None:
@@ -116,6 +119,12 @@ def seat_of(record: MatchRecord, token: Credential, *, required: bool) -> int | 
         raise ApiError.of("unauthorized", "The token is not valid for this match.")
     checked.note(token, own=minted_by_app(record))
     return seat
+
+
+def view_revoked() -> ApiError:
+    """A spectator token redeemed with a code revoked since (``invites.revoke_view``)."""
+    return ApiError.of("credential_revoked", T("The spectator code this token was redeemed "
+                                               "with was revoked."))
 
 
 def minted_by_app(record: MatchRecord) -> bool:

@@ -29,13 +29,13 @@ from service.live import DEFAULT_RESUME_WINDOW, LiveHub
 from service.live.lifetime import until
 from service.store import MatchNotFound, StoreUnavailable
 
-from . import absence
+from . import absence, invites
 from .models import MatchState
 from .records import MatchRecord
 from .replay import SeatChange, seat_change, versions_between
 from .storage import RETRY_AFTER_SECONDS, MatchStorage
 from .timeline import Frame, Timeline, Timelines
-from .views import seat_of
+from .views import seat_of, view_revoked
 
 HANDED_OVER = N_("The seat was handed to a bot: this credential no longer reads it.")
 TAKEN_BY_BOT = N_("A bot took the seat over (its time ran out, or it resigned): this "
@@ -123,12 +123,18 @@ class _Holder:
     """The newest version at which the credential was valid."""
     expires_at: int | None = None
     """When the credential stops being accepted (an app-signed JWT), Unix seconds."""
+    view: str | None = None
+    """A spectator token (``sks_…``, ``seat`` -1): it stops reading once its code is
+    revoked (``invites.revoke_view``)."""
 
     @classmethod
     def of(cls, record: MatchRecord, version: int, token: Credential,
            seat: int | None) -> _Holder | None:
-        """The holder of ``seat`` at ``version`` (None: a spectator, nothing to revoke)."""
+        """The holder of ``seat`` at ``version``, or of a spectator token (None: a spectator
+        without one, nothing to revoke)."""
         if seat is None:
+            if isinstance(token, str) and invites.is_spectator_token(token):
+                return cls(-1, None, None, version, view=token)
             return None
         if isinstance(token, Caller) and token.player is not None:
             return cls(seat, None, (token.app, token.player), version, token.expires_at)
@@ -139,6 +145,8 @@ class _Holder:
 
     def against(self, record: MatchRecord) -> ApiError | None:
         """Why the credential no longer reads the seat of a stored ``record``, or None."""
+        if self.view is not None:
+            return None if invites.reads(self.view, record) else view_revoked()
         if self.player is not None:
             if record.player_seat(*self.player) == self.seat:
                 return None
@@ -279,7 +287,9 @@ class _Stream:
                 _, record = await self.timeline.storage.load(self.timeline.match_id)
                 error = holder.against(record)
                 break
-            error = holder.against(step.record) if step.exact else None
+            # A spectator token is judged by any version's record: what it reads of it (the
+            # view key, the revoked codes) is the stored record's, and only ever grows.
+            error = holder.against(step.record) if step.exact or holder.view else None
             if error is None and step.change is not None:
                 # What the version's entry did to seats (a stored record may not say it).
                 error = holder.after(step.change)

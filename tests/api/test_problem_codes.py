@@ -155,6 +155,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/lobby/invitations.py::InvitationService.mine": ("listMyInvitations",),
     "service/lobby/invitations.py::InvitationService.redeem": ("redeemInvitation",),
     "service/lobby/invitations.py::InvitationService.revoke": ("revokeInvitation",),
+    "service/lobby/invitations.py::InvitationService._revoke_spectate": ("revokeInvitation",),
     "service/lobby/invitations.py::_check_open": ("createInvitation",),
     "service/matches/invites.py::not_found": (
         "joinMatch", *(op for op in INVITE_OPS
@@ -185,6 +186,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/events.py::_mode": ("streamEvents",),
     "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
+    "service/matches/views.py::view_revoked": MATCH_READ,
     "service/matches/views.py::no_seat": ("act", "handSeatToBot", "createStreamTicket",
                                           "resignSeat",
                                           "renewSeatToken", "leaveMatch", "rematchMatch",

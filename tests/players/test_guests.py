@@ -219,6 +219,39 @@ def test_quick_match_counts_quotas(toy_module: None) -> None:
         assert _vs_bot(client, guest).json()["code"] == "quota_exceeded"
 
 
+def test_a_quick_match_formed_by_another_client_counts_against_each_guests_address(
+    toy_module: None,
+) -> None:
+    """Issue 31, item 6: a guest's quick match counts against its address's quota even when
+    another client's request formed it (before the fix only the guest's own quota counted
+    it, so guests waiting for others' requests never filled their address's)."""
+    from service.limits import Quotas
+
+    app = _limited_app(quotas=Quotas(player=100, address=2))
+    quick = {"game": "ny1901", "players": 2}
+    with TestClient(app, client=("10.0.0.1", 1000)) as first:
+        second = TestClient(app, client=("10.0.0.2", 1000))
+        waiter = first.post("/v1/players", json={"name": "W"}).json()
+        for n in range(2):
+            queued = first.post("/v1/queue", json=quick, headers=bearer(waiter["token"]))
+            assert queued.status_code == 201 and queued.json()["status"] == "waiting"
+            other = second.post("/v1/players", json={"name": f"O{n}"}).json()
+            formed = second.post("/v1/queue", json=quick, headers=bearer(other["token"]))
+            assert formed.json()["status"] == "matched", formed.text
+        # Two unfinished matches count against 10.0.0.1: its guests, old and new, are full.
+        refused = first.post("/v1/queue", json=quick, headers=bearer(waiter["token"]))
+        assert refused.status_code == 429 and refused.json()["code"] == "quota_exceeded"
+        newcomer = first.post("/v1/players", json={"name": "N"}).json()
+        assert _vs_bot(first, newcomer).json()["code"] == "quota_exceeded"
+        # ...and 10.0.0.2, whose two guests formed them, too.
+        third = second.post("/v1/players", json={"name": "T"}).json()
+        assert _vs_bot(second, third).json()["code"] == "quota_exceeded"
+        # Another address is not touched.
+        elsewhere = TestClient(app, client=("10.0.0.3", 1000))
+        stranger = elsewhere.post("/v1/players", json={"name": "S"}).json()
+        assert _vs_bot(elsewhere, stranger).status_code == 201
+
+
 def _play_out(client: TestClient, match_id: str, tokens: dict[int, str]) -> None:
     import random
 

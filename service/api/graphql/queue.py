@@ -134,8 +134,8 @@ def build_queue_mutation(games: GameTypes) -> type:
                     raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
                 limits = limits_of(ctx.request.app)
                 await charge(limits, ctx.request.scope, "create")
-                await queue_quota(limits, ctx.credentials(), ctx.request.scope)
-                ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request)
+                quota = await queue_quota(limits, ctx.credentials(), ctx.request.scope)
+                ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request, quota=quota)
                 return ticket
 
             return await answer(PLAYER_FAILURES, queue, QueueTicket.from_model, ctx.lang)

@@ -36,8 +36,8 @@ def _wait(request: Request) -> int:
 async def enqueue(request: Request) -> Response:
     caller = await token_of(request)
     body = await read_body(request, EnqueueRequest)
-    await queue_quota(limits_of(request.app), caller, request.scope)
-    ticket, created = await queue_of(request).enqueue(caller, body)
+    quota = await queue_quota(limits_of(request.app), caller, request.scope)
+    ticket, created = await queue_of(request).enqueue(caller, body, quota=quota)
     return JSONResponse(ticket.to_json(), status_code=201 if created else 200,
                         headers=NO_STORE)
 
