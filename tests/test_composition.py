@@ -180,3 +180,29 @@ def test_a_malformed_variable_is_named(monkeypatch: pytest.MonkeyPatch,
         build_parser()
     assert exit_.value.code == 2
     assert "SKYLINE_GUEST_TTL" in capsys.readouterr().err
+
+
+async def test_the_loops_stop_and_close_after_one_of_them_died(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from service.composition import build_services
+    from service.store import SqliteStore
+    from service.workers.clocks import ClockWorker
+
+    async def die(self: ClockWorker) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ClockWorker, "run", die)
+    store = SqliteStore(":memory:")
+    services = build_services(Settings(heartbeat_seconds=0.05), store)
+    loops = services.worker_loops("serve")
+    assert loops.bots.consumer == "embedded"  # one process owns the embedded file
+    loops.start()
+    await asyncio.sleep(0.2)
+    assert loops.tasks["clocks"].done() and loops.tasks["heartbeat"].done()  # no more beats
+    await loops.close(cancel_bots=True)
+    assert all(task.done() for task in loops.tasks.values())
+    await services.aclose()
+    await store.close()

@@ -6,7 +6,7 @@ itself, so both get the same loops with the same settings."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 from typing import Any, cast
 
 from service.matches import MatchService
@@ -19,6 +19,8 @@ from .clocks import ClockWorker
 from .guests import GuestWorker
 from .heartbeat import BEAT_SECONDS, Heartbeat, member_name
 from .webhooks import WebhookWorker
+
+log = logging.getLogger("skyline.worker")
 
 
 class WorkerLoops:
@@ -68,5 +70,9 @@ class WorkerLoops:
                 continue
             if name == "bots" and cancel_bots:
                 task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # a loop that died: said, and the others still stop
+                log.exception("worker loop %s ended with an error", name)
