@@ -81,9 +81,13 @@ ALLOWED: dict[str, set[str]] = {
     "notify": {"players", "matches", *BELOW_MATCHES},
     "workers": SERVICES,
     "web": set(),
-    "api": SERVICES | {"web"},
-    "app": SERVICES | {"api", "web", "workers"},
-    "cli": SERVICES | {"api", "web", "workers", "app", "cli_apps"},
+    # Every setting, declared once (pydantic-settings), from the defaults the services own.
+    "settings": SERVICES | {"workers"},
+    # The composition root: builds every service once, for every command.
+    "composition": SERVICES | {"workers", "settings"},
+    "api": SERVICES | {"web", "settings"},
+    "app": SERVICES | {"api", "web", "workers", "settings", "composition"},
+    "cli": SERVICES | {"api", "web", "workers", "app", "cli_apps", "settings", "composition"},
     "cli_apps": SERVICES,  # `skyline apps`: the operator's app commands
 }
 TRANSPORTS = {"api", "web", "app", "cli"}

@@ -49,16 +49,19 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from service.settings import default_of
+
 from .request_ids import SCOPE_KEY, new_request_id
 
-DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_HEADER_TIMEOUT: float = default_of("header_timeout")
 """Seconds a client has to send a request's line and headers (``--header-timeout``)."""
-DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_BODY_TIMEOUT: float = default_of("body_timeout")
 """Seconds a client has to send a request's body once its headers are in
 (``--body-timeout``): 64 KiB, the largest body, at about 2 KB/s."""
-DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+DEFAULT_MAX_HEADER_BYTES: int = default_of("max_header_bytes")
 """The most a request's line and headers may take (``--max-header-bytes``): the body cap;
-nginx in front lets through at most 4 lines of 8 KiB (deploy/nginx.conf)."""
+nginx in front lets through at most 4 lines of 8 KiB (deploy/nginx.conf). All three are
+declared once, in ``service.settings``."""
 _HEADERS_END = (b"\r\n\r\n", b"\n\n")
 
 YOUNG_THRESHOLD = 20_000

@@ -8,13 +8,16 @@ one concern -- ``create`` (catalogue and new matches), ``read`` (views, legal mo
 (records in the store). This class composes them; it decides nothing itself: its
 operations are the parts' own methods (``create_match``, ``get_state``, ``legal_moves``,
 ``log``, ``act``, ``act_as_bot``, ``hand_seat_to_bot``, ``resign``, ``reclaim_seat``,
-``issue_stream_ticket``, ``seat_of_ticket``), plus ``catalogue``, ``watch`` and ``ready``.
+``issue_stream_ticket``, ``seat_of_ticket``), plus ``catalogue``, ``watch`` and ``ready``;
+``subscribe`` registers who hears of every landed write and deadline warning.
+
+It is constructed in one place, ``service.composition.build_services`` (tests aside).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from service.clocks import MIN_MOVE_SECONDS
 from service.identity.callers import Credential
@@ -30,13 +33,15 @@ from .due import DueSignals
 from .models import GameInfo, MatchState
 from .read import Reads
 from .seat_players import SeatPlayers
-from .storage import MatchStorage
+from .storage import DEFAULT_WAITING_TTL, MatchStorage, Written
 from .tickets import DEFAULT_TICKET_SECONDS, StreamTickets
-from .timeouts import Timeouts
+from .timeouts import Timeouts, Warner
 from .watch import Watching
 
 LiveFigure = tuple[str, str, str, dict[str, str], float]
 """(metric name, type, help, labels, value)."""
+WriteListener = Callable[[Written], Awaitable[None]]
+"""Hears of a write that landed (``MatchService.subscribe``)."""
 
 
 class MatchService:
@@ -46,6 +51,8 @@ class MatchService:
     last write (None: forever). ``allow_chosen_seeds``: take a creator's seed whoever sits
     in the match (``seeds.check_chosen_seed``; off: refused when other players sit there).
     ``min_move_seconds``: the shortest correspondence deadline a new match may take.
+    ``waiting_ttl``: seconds a match waiting for players may go untouched before it is
+    cancelled (None: never).
     """
 
     def __init__(
@@ -61,11 +68,13 @@ class MatchService:
         resume_window: int = DEFAULT_RESUME_WINDOW,
         allow_chosen_seeds: bool = False,
         min_move_seconds: int = MIN_MOVE_SECONDS,
+        waiting_ttl: int | None = DEFAULT_WAITING_TTL,
     ) -> None:
         self.storage = MatchStorage(
             store, ttl_finished=ttl_finished, ttl_idle=ttl_idle,
             metrics=metrics or Metrics(), clock=clock,
         )
+        self.storage.waiting_ttl = waiting_ttl
         self.due = DueSignals(self.storage)
         creation = create.Creation(self.storage, self.due,
                                    allow_chosen_seeds=allow_chosen_seeds,
@@ -96,6 +105,17 @@ class MatchService:
         self.hub = hub or LiveHub(store)
         self.watching = Watching(self.storage, self.hub, resume_window=resume_window)
         self.follow = self.watching.follow
+
+    def subscribe(self, on_write: WriteListener | None = None, *,
+                  on_warning: Warner | None = None) -> None:
+        """Register listeners: ``on_write`` hears of every write that landed, once it is
+        stored (its failure is logged, never the writer's: ``MatchStorage.tell``);
+        ``on_warning`` of every deadline warning the clock worker fires (``Timeouts``).
+        The player feed and the webhooks subscribe so."""
+        if on_write is not None:
+            self.storage.listeners.append(on_write)
+        if on_warning is not None:
+            self.timeouts.warners.append(on_warning)
 
     @property
     def store(self) -> MatchStore:

@@ -175,7 +175,7 @@ class WebhookService:
         """Messages this replica stored (tests, metrics)."""
         self.queued = asyncio.Event()
         """Set when this replica stores a message: a worker here looks at once."""
-        matches.storage.listeners.append(self.on_write)
+        matches.subscribe(self.on_write)
 
     @property
     def sender(self) -> Sender:

@@ -77,8 +77,7 @@ class PlayerService:
         self.auth = Authenticator(self.apps, self.directory, verifier, clock)
         self.listing = Listing(store, matches)
         self.feed = Feed(store, matches, clock)
-        matches.storage.listeners.append(self.feed.on_write)
-        matches.timeouts.warners.append(self.feed.warn)
+        matches.subscribe(self.feed.on_write, on_warning=self.feed.warn)
 
         async def records(match_ids: list[str]) -> list[MatchRecord | None]:
             loaded = await matches.storage.load_many(match_ids)

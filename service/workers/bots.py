@@ -59,6 +59,8 @@ from service.store.base import DUE_RECLAIM_IDLE_MS
 
 log = logging.getLogger("skyline.worker")
 
+DEFAULT_CONCURRENCY = 4
+"""Matches one bot worker plays at once (``--worker-concurrency``, ``worker --concurrency``)."""
 DEFAULT_BUDGET = Budget(iterations=100, seconds=2.0)
 """Per move of a ``search`` bot: at most 100 simulations or 2 s, whichever comes first."""
 GAME_BUDGETS = {"ginkgopolis": Budget(iterations=300, seconds=2.0)}
@@ -96,7 +98,7 @@ class BotWorker:
         service: MatchService,
         *,
         consumer: str | None = None,
-        concurrency: int = 4,
+        concurrency: int = DEFAULT_CONCURRENCY,
         budget: Budget | None = None,
         block_ms: int = 1000,
         reclaim_idle_ms: int = DUE_RECLAIM_IDLE_MS,

@@ -176,7 +176,7 @@ def test_serve_reads_flags_and_environment(monkeypatch: Any) -> None:
     args = build_parser().parse_args(["serve", "--port", "9000"])
     assert args.port == 9000  # a flag wins over the environment
     assert args.redis_url == "redis://example:6379/2"
-    assert args.cors_origins == "https://a.example,https://b.example"
+    assert args.cors_origins == ("https://a.example", "https://b.example")
     assert args.ttl_finished is None
     assert args.max_body_bytes == 2048
     from_env = build_parser().parse_args(["serve"])

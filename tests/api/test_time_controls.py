@@ -120,7 +120,7 @@ def test_bad_clock_input_is_a_clear_problem_and_nothing_is_created(
 
 
 def test_the_operator_sets_the_shortest_deadline(toy_game: None) -> None:
-    with TestClient(make_app(min_move_seconds=120)) as client:
+    with TestClient(make_app(min_seconds_per_move=120)) as client:
         answer = post(client, timeControl={"correspondence": {"secondsPerMove": 60}})
         assert answer.status_code == 422
         assert answer.json()["code"] == "bad_time_control"

@@ -30,13 +30,14 @@ def test_worker_reads_flags_and_environment(monkeypatch: Any) -> None:
     monkeypatch.setenv("SKYLINE_WORKER_CONCURRENCY", "3")
     monkeypatch.setenv("SKYLINE_BOT_BUDGET", "50,1s")
     args = build_parser().parse_args(["worker", "--consumer", "w-7"])
-    assert (args.redis_url, args.redis_prefix, args.concurrency) == (
+    assert (args.redis_url, args.redis_prefix, args.worker_concurrency) == (
         "redis://example:6379/3", "sky:", 3)
     assert args.bot_budget == Budget(iterations=50, seconds=1.0)
-    assert args.consumer == "w-7"
+    assert args.worker_consumer == "w-7"
     flags = build_parser().parse_args(
         ["worker", "--prefix", "other:", "--concurrency", "8", "--redis-cluster", "h:7000"])
-    assert (flags.redis_prefix, flags.concurrency, flags.redis_cluster) == ("other:", 8, "h:7000")
+    assert (flags.redis_prefix, flags.worker_concurrency, flags.redis_cluster) == (
+        "other:", 8, "h:7000")
     serve = build_parser().parse_args(["serve"])
     assert serve.worker is True  # issue 30: serve runs the worker loops itself, on any store
     assert build_parser().parse_args(["serve", "--worker"]).worker is True

@@ -147,7 +147,7 @@ async def test_a_seat_is_warned_inside_its_warning_window_then_the_deadline_is_n
                      deadline: int) -> None:
         warned.append((match_id, version, seat, deadline))
 
-    service.timeouts.warners.append(warner)
+    service.subscribe(on_warning=warner)
     match_id, _ = await new_match(service)
     version, record = await service.storage.load(match_id)
     deadline = record.deadlines()[0]

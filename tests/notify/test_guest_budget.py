@@ -9,6 +9,8 @@ import json
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from service.cli import build_parser
 from service.identity.callers import Caller
 from service.matches.models import CreateMatchRequest
@@ -120,11 +122,12 @@ def _settings(*flags: str) -> Any:
     return _webhook_settings(build_parser().parse_args(["serve", *flags]))
 
 
-def test_the_budgets_are_flags_and_rate_limits_off_switches_them_off() -> None:
-    from service.cli import DEFAULT_GUEST_APP_BUDGET, DEFAULT_GUEST_BUDGET
-
-    assert GUEST_DEFAULT.spec() == DEFAULT_GUEST_BUDGET
-    assert GUEST_APP_DEFAULT.spec() == DEFAULT_GUEST_APP_BUDGET
+def test_the_budgets_are_flags_and_rate_limits_off_switches_them_off(capsys: Any) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"default {GUEST_DEFAULT.spec()}" in help_text
+    assert f"default {GUEST_APP_DEFAULT.spec()}" in help_text
     default = _settings()
     assert (default.guest_budget, default.guest_app_budget) == (GUEST_DEFAULT,
                                                                 GUEST_APP_DEFAULT)
