@@ -1,2 +1,4 @@
-"""The long-running loops that ``skyline worker`` runs beside the servers: today the bot
-seats (``bots.py``); deadlines and webhook deliveries join them later."""
+"""The long-running loops that ``skyline worker`` runs beside the servers (and ``skyline
+serve`` inside itself unless ``--no-worker``): bot seats (``bots.py``), deadlines
+(``clocks.py``), webhook deliveries (``webhooks.py``), idle guests' expiry (``guests.py``),
+and the heartbeats that tell ``/readyz`` the loops run (``heartbeat.py``)."""
