@@ -29,7 +29,7 @@ import redis
 from redis.cluster import ClusterNode, RedisCluster
 
 from tests.support.redis_servers import RedisClusterProcesses, RedisServer, find_redis_server, ping
-from tests.support.slow import declared_starter, mark_slow, starts_processes
+from tests.support.slow import RefuseUnmarked, mark_slow, starts_processes
 
 _NO_REDIS = (
     "These tests need a real Redis. None answers at {url}, and no `redis-server` binary is "
@@ -42,17 +42,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     mark_slow(items)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object],
-                         request: pytest.FixtureRequest) -> None:
-    """A fixture that starts processes fails the test that is not marked ``slow`` and asks for
-    it anyway (through ``request.getfixturevalue``, which collection cannot see)."""
-    item = getattr(request, "_pyfuncitem", None)
-    if (declared_starter(fixturedef.func) and item is not None
-            and item.get_closest_marker("slow") is None):
-        pytest.fail(f"{item.nodeid} starts processes through `{fixturedef.argname}` but is not "
-                    "marked slow: add @pytest.mark.slow (or marks=pytest.mark.slow on its "
-                    "parameter); docs/testing.md, \"The inner loop\"", pytrace=False)
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("skyline-refuse-unmarked"):
+        config.pluginmanager.register(RefuseUnmarked(), "skyline-refuse-unmarked")
 
 
 @pytest.fixture(scope="session")

@@ -56,6 +56,14 @@ def test_no_fast_test_reaches_a_process_starter(collected: list[dict[str, Any]])
     assert {k: v for k, v in reaching.items() if v} == {}
 
 
+def test_no_fast_test_is_a_cluster_case(collected: list[dict[str, Any]]) -> None:
+    """A ``"cluster"`` parameter (direct or indirect) reaches the cluster through
+    ``request.getfixturevalue``, which neither the markers nor the scan can see."""
+    cases = [t["nodeid"] for t in collected
+             if not t["slow"] and "cluster" in t["nodeid"].partition("[")[2]]
+    assert cases == []
+
+
 def test_the_inner_loop_leaves_out_more_than_a_fifth(collected: list[dict[str, Any]]) -> None:
     fast = [t for t in collected if not t["slow"]]
     assert len(collected) > 2000  # the whole suite was collected

@@ -77,6 +77,24 @@ def mark_slow(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+class RefuseUnmarked:
+    """A plugin (registered by ``tests/conftest.py``; a plugin rather than a conftest hook so
+    that it sees session-scoped fixtures too): a fixture declared ``@starts_processes`` fails
+    the test that asks for it without being ``slow`` -- through ``request.getfixturevalue``
+    or an indirect parameter, which collection cannot see."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[object],
+                             request: pytest.FixtureRequest) -> None:
+        item = getattr(request, "_pyfuncitem", None)
+        if (declared_starter(fixturedef.func) and item is not None
+                and item.get_closest_marker("slow") is None):
+            pytest.fail(f"{item.nodeid} starts processes through `{fixturedef.argname}` but "
+                        "is not marked slow: add @pytest.mark.slow (or marks=pytest.mark.slow "
+                        "on its parameter); docs/testing.md, \"The inner loop\"",
+                        pytrace=False)
+
+
 def fixtures_of(item: pytest.Item) -> Iterator[Any]:
     """The fixture definitions a test uses (its closure: the fixtures of its fixtures too)."""
     info = getattr(item, "_fixtureinfo", None)
