@@ -10,6 +10,10 @@
   ``.nodes_arg`` = ``"host:port,..."`` for ``RedisStore.from_cluster_nodes``, fault helpers).
 - ``redis_cluster_prefix`` (function): like ``redis_prefix``, cleaned on the cluster.
 
+And the ``slow`` marker (``tests/support/slow.py``; docs/testing.md, "The inner loop"): every
+test that uses a fixture declared ``@starts_processes`` is marked ``slow`` at collection, and
+such a fixture refuses to start for a test that is not.
+
 Process management lives in ``tests/support/redis_servers.py``.
 """
 
@@ -25,12 +29,22 @@ import redis
 from redis.cluster import ClusterNode, RedisCluster
 
 from tests.support.redis_servers import RedisClusterProcesses, RedisServer, find_redis_server, ping
+from tests.support.slow import RefuseUnmarked, mark_slow, starts_processes
 
 _NO_REDIS = (
     "These tests need a real Redis. None answers at {url}, and no `redis-server` binary is "
     "installed to start one. Install it (Debian/Ubuntu: `apt-get install redis-server`; "
     "macOS: `brew install redis`) or set SKYLINE_TEST_REDIS_URL to a Redis you can use."
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_slow(items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("skyline-refuse-unmarked"):
+        config.pluginmanager.register(RefuseUnmarked(), "skyline-refuse-unmarked")
 
 
 @pytest.fixture(scope="session")
@@ -78,6 +92,7 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+@starts_processes
 def redis_cluster() -> Iterator[RedisClusterProcesses]:
     """A local Redis Cluster for the session (3 primaries, 3 replicas, on free ports)."""
     if find_redis_server() is None:
@@ -90,6 +105,7 @@ def redis_cluster() -> Iterator[RedisClusterProcesses]:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def fault_cluster() -> Iterator[RedisClusterProcesses]:
     """A cluster of the test module's own, for tests that crash and fail over nodes (the
     session's ``redis_cluster`` stays whole for everyone else)."""

@@ -1,4 +1,4 @@
-"""Dependencies point one way (DESIGN.md): engines import nothing of ours outside
+"""Dependencies point one way (docs/architecture.md): engines import nothing of ours outside
 ``service.games`` and nothing of the web, the store, the clock or global randomness."""
 
 from __future__ import annotations

@@ -63,6 +63,8 @@ from service.games.ny1901.data import MARKET_SIZE
 from service.games.ny1901.rules import kind_name
 from service.games.ny1901.state import State as NyState
 
+pytestmark = pytest.mark.slow  # long property runs
+
 Viewer = int | None
 AnyEngine = Any
 """An engine of the contract (``Engine[Any]``: mypy does not accept Ginkgopolis' class

@@ -17,6 +17,8 @@ import pytest
 from service import games
 from tests.conformance import check_random_games
 
+pytestmark = pytest.mark.slow  # long property runs: 100 random games a version
+
 GAMES_PER_VERSION = 100
 
 

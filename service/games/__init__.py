@@ -1,4 +1,4 @@
-"""The rules engines: ``get(game_id)`` and ``all()`` (DESIGN.md, engine contract).
+"""The rules engines: ``get(game_id)`` and ``all()`` (docs/architecture.md, "The engine contract").
 
 Engines register by module path so that importing this package stays cheap and a game's
 module is imported only when it is first asked for.

@@ -147,7 +147,8 @@ class Result(BaseModel):
 
 
 class Engine(Protocol[S]):
-    """The contract in DESIGN.md. ``S`` is the engine's own (opaque) state type.
+    """The contract in docs/architecture.md ("The engine contract"). ``S`` is the engine's
+    own (opaque) state type.
 
     ``apply`` never mutates its input state: on success it returns a new state, on
     failure it raises ``IllegalAction`` and the input is unchanged.

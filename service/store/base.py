@@ -1,4 +1,5 @@
-"""The store contract (DESIGN.md): versioned match records with an atomic compare-and-set.
+"""The store contract (docs/architecture.md): versioned match records with an atomic
+compare-and-set.
 
 The store knows nothing of games: a record and a log entry are opaque bytes written by the
 service layer. A match starts at version 0 with ``create``; every successful

@@ -28,6 +28,7 @@ from service.store import MatchStore
 from service.store.redis import RedisStore
 from service.store.sqlite import SqliteStore
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
+from tests.support.slow import starts_processes
 
 TOY = "toy"
 REAL_GAMES = [g for g in games.ids() if g != TOY]
@@ -140,6 +141,7 @@ def serve_in_thread(app: Starlette) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(params=["memory", "redis"])
+@starts_processes
 def live(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
     """A live server on the memory store and on a real Redis."""
     if request.param == "memory":

@@ -201,6 +201,7 @@ async def next_event(chunks: AsyncIterator[bytes], decoder: Decoder, buffer: lis
 @pytest.mark.parametrize(("accepted", "coding"), [
     ("gzip", "gzip"), ("zstd, br, gzip", "gzip"), ("br", "identity"), ("zstd", "identity"),
 ])
+@pytest.mark.slow
 async def test_each_event_is_decodable_as_it_arrives(accepted: str, coding: str) -> None:
     """An event stream is gzip when the client takes it, else identity: never zstd or br,
     whose coders would hold megabytes per open stream (docs/performance.md)."""

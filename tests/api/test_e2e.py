@@ -237,6 +237,7 @@ async def play_one(http: httpx.AsyncClient, url: str, tokens: dict[int, str],
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 async def test_complete_match_on_a_redis_cluster(request: pytest.FixtureRequest, game: str
                                                  ) -> None:
     """The same service on a local 6-node Redis Cluster: a whole match, streamed."""

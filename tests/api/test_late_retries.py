@@ -26,7 +26,7 @@ from tests.api.conftest import Match, create, make_app, stored
 @pytest.fixture(params=[
     "sqlite",
     pytest.param("redis", marks=pytest.mark.redis),
-    pytest.param("cluster", marks=pytest.mark.redis),
+    pytest.param("cluster", marks=[pytest.mark.redis, pytest.mark.slow]),
 ])
 def store(request: pytest.FixtureRequest) -> MatchStore:
     if request.param == "sqlite":

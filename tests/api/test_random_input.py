@@ -33,6 +33,8 @@ from service.store.redis import RedisStore
 from service.store.sqlite import SqliteStore
 from tests.api.conftest import create, make_app, stored
 
+pytestmark = pytest.mark.slow  # the fuzzing gate: long property runs
+
 DOCUMENT = json.loads(
     TestClient(make_app()).get("/openapi.json").content
 )

@@ -166,6 +166,7 @@ def _websocket_handshake(url: str) -> dict[str, str]:
     return {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:])}
 
 
+@pytest.mark.slow
 def test_streams_and_websockets_carry_the_id_on_a_real_server() -> None:
     with serve_in_thread(make_app()) as live, httpx.Client(base_url=live.url) as http:
         created = http.post("/v1/matches", json={"game": TOY, "players": 2})
@@ -181,6 +182,7 @@ def test_streams_and_websockets_carry_the_id_on_a_real_server() -> None:
         assert HEX_ID.fullmatch(handshake["x-request-id"])
 
 
+@pytest.mark.slow
 def test_serve_s_log_lines_name_the_id(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
     with log.open("wb") as output, skyline_serve(

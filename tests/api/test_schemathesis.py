@@ -38,6 +38,8 @@ from tests.api import st_seat_tokens
 from tests.api.conftest import TOY, make_app
 from tests.support.asgi_switch import Switchboard
 
+pytestmark = pytest.mark.slow  # the fuzzing gate: long property runs
+
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 games.register(TOY, "tests.toy_game:engine")

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.live_serve import skyline_serve, st_run
+
+pytestmark = pytest.mark.slow  # a live `skyline serve` per test
 
 HERE = Path(__file__).parent
 CONFIG = HERE / "schemathesis.toml"

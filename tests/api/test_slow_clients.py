@@ -21,6 +21,7 @@ from service.api.serving import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT
 from service.app import Settings
 from service.cli import build_parser
 from tests.support.live_serve import skyline_serve
+from tests.support.slow import starts_processes
 
 TIMEOUT = 1.0  # the server's setting in these tests (seconds)
 CUT_WITHIN = 20.0  # the test's bound: a server that never cuts fails, a slow machine passes
@@ -39,6 +40,7 @@ class Served:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     log = tmp_path_factory.mktemp("slow") / "serve.log"
     with log.open("wb") as output, skyline_serve(
@@ -154,6 +156,7 @@ def test_the_defaults_cut_slow_clients() -> None:
     assert 0 < DEFAULT_HEADER_TIMEOUT <= 10 and 0 < DEFAULT_BODY_TIMEOUT <= 30
 
 
+@pytest.mark.slow
 def test_make_run_s_server_cuts_a_slow_client() -> None:
     """``skyline serve`` as ``make run`` starts it (default settings): a client trickling its
     headers is cut after the default header deadline."""

@@ -41,6 +41,7 @@ from tests.api.conftest import TOY, Match, create, make_app
 from tests.graphql.client import move_input
 from tests.graphql.queries import ACT
 from tests.support.redis_servers import RedisClusterProcesses, RedisServer, free_port
+from tests.support.slow import starts_processes
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "skyline-full:"
@@ -48,6 +49,7 @@ RETRY_AFTER = "30"
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def noeviction_redis() -> Iterator[RedisServer]:
     with RedisServer.start(extra_args=["--maxmemory-policy", "noeviction"]) as server:
         yield server
@@ -311,6 +313,7 @@ def _skyline(*args: str, env: dict[str, str] | None = None
 
 
 @pytest.fixture(scope="module", params=["allkeys-lru", "volatile-ttl"])
+@starts_processes
 def evicting_redis(request: pytest.FixtureRequest) -> Iterator[RedisServer]:
     with RedisServer.start(extra_args=["--maxmemory", "64mb",
                                        "--maxmemory-policy", request.param]) as server:
@@ -378,6 +381,7 @@ def test_noeviction_starts_without_a_word(
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 def test_a_policy_that_cannot_be_read_is_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
     with RedisServer.start(extra_args=["--rename-command", "CONFIG", ""]) as server:
         args = build_parser().parse_args(["serve", "--redis-url", server.url])

@@ -197,6 +197,7 @@ def test_a_ticket_is_no_credential_anywhere_else(client: TestClient) -> None:
     assert client.get(match.url, params={"ticket": "garbage"}).status_code == 200
 
 
+@pytest.mark.slow
 async def test_a_ticket_opens_the_seats_own_stream() -> None:
     with serve_in_thread(make_app()) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
@@ -267,6 +268,7 @@ def _call(base: str, path: str, method: str = "GET", token: str | None = None,
         return answer.read(read) if read else json.loads(answer.read())
 
 
+@pytest.mark.slow
 def test_tickets_never_reach_the_access_log() -> None:
     """A real ``skyline serve`` with its access log on: every request that carried the
     ticket is logged, the ticket is not."""
@@ -319,6 +321,7 @@ def test_redaction_keeps_everything_but_the_secret() -> None:
     assert redact("no url here") == "no url here"
 
 
+@pytest.mark.slow
 async def test_a_ticket_opens_one_stream_only() -> None:
     """Issue 31, item 12: a stream ticket was reusable within its minute (one leaked from a
     URL opened streams until it expired). The first stream claims it; any later one, on

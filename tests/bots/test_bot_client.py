@@ -17,6 +17,8 @@ from types import ModuleType
 import httpx
 import pytest
 
+from tests.support.slow import starts_processes
+
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "examples" / "bot_client.py"
 
@@ -37,6 +39,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def server() -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(

@@ -20,6 +20,7 @@ from service.matches.records import MatchRecord
 from service.store import open_store
 from service.store.sqlite import SqliteStore
 from tests.api.conftest import LiveServer, serve_in_thread
+from tests.support.slow import starts_processes
 
 from .helpers import Watched, assert_contiguous, auth, create, follow, play_to_the_end
 
@@ -27,6 +28,7 @@ SMALL = {"budget": Budget(iterations=3)}  # search bots think a little: bounded 
 
 
 @pytest.fixture
+@starts_processes
 def live() -> Iterator[LiveServer]:
     app = create_app(SqliteStore(":memory:"), settings=Settings(worker_options=SMALL))
     with serve_in_thread(app) as server:
@@ -109,6 +111,7 @@ async def test_a_seat_handed_to_a_bot_is_played_to_the_end(
 
 
 @pytest.mark.parametrize("claimed", [False, True], ids=["queued", "claimed-not-played"])
+@pytest.mark.slow
 async def test_a_restarted_server_plays_the_bot_moves_it_had_not_played(
     tmp_path: Path, claimed: bool
 ) -> None:

@@ -25,6 +25,7 @@ import redis
 
 from service.store.redis import DUE_GROUP, RedisStore
 from tests.support.redis_servers import free_port
+from tests.support.slow import starts_processes
 
 from .helpers import HANG, Watched, assert_contiguous, create, follow, play_to_the_end
 
@@ -64,6 +65,7 @@ class Processes:
 
 
 @pytest.fixture
+@starts_processes
 def processes(tmp_path: Path, redis_url: str, redis_prefix: str) -> Iterator[Processes]:
     # The worker reads its Redis and prefix from the environment, as in deploy/.
     env = {**os.environ, "SKYLINE_REDIS_URL": redis_url, "SKYLINE_REDIS_PREFIX": redis_prefix}

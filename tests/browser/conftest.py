@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.slow import starts_processes
+
 ROOT = Path(__file__).resolve().parents[2]
 # The committed screenshots (linked from the README) are rewritten only on request
 # (`make screenshots`, which sets SKYLINE_UPDATE_SCREENSHOTS=1): match ids differ on every
@@ -94,6 +96,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
+@starts_processes
 def server() -> Iterator[str]:
     """Base URL of a ``skyline serve`` process (embedded store) for this session."""
     port = _free_port()
@@ -140,6 +143,7 @@ def _wait_healthy(process: subprocess.Popen[bytes], base: str, log: Any) -> None
 
 
 @pytest.fixture(scope="module")
+@starts_processes
 def browser(chromium_path: str) -> Iterator[Any]:
     """Headless Chromium for one module. Not session-wide: Playwright's sync API keeps an
     event loop running while it is started, which would break ``asyncio.run`` and async

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for these tests)
+from tests.support.slow import starts_processes
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -86,6 +87,7 @@ class NodeTools:
 
 
 @pytest.fixture(scope="session")
+@starts_processes
 def node_tools() -> NodeTools:
     return install_node_tools()
 

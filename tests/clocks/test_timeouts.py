@@ -164,7 +164,8 @@ async def test_a_seat_is_warned_inside_its_warning_window_then_the_deadline_is_n
 
 
 @pytest.mark.parametrize("backend_spec", [pytest.param("redis", marks=pytest.mark.redis),
-                                          pytest.param("cluster", marks=pytest.mark.redis)],
+                                          pytest.param("cluster", marks=[pytest.mark.redis,
+                                                                         pytest.mark.slow])],
                          indirect=True)
 async def test_two_workers_one_killed_mid_way_fire_every_passed_deadline_once(
     backend: Backend,

@@ -64,6 +64,7 @@ from tests.docs.examples import (
     text_matches,
 )
 from tests.support.live_serve import skyline_serve
+from tests.support.slow import starts_processes
 
 BIN = Path(sys.executable).parent
 PORT = int(os.environ.get("DOCS_TEST_PORT", "0")) or None
@@ -194,6 +195,7 @@ def test_the_pattern_language() -> None:
 
 # --------------------------------------------------------------------------- running
 @pytest.fixture(scope="module")
+@starts_processes
 def server() -> Iterator[str]:
     missing = [tool for tool in ("bash", "curl") if shutil.which(tool) is None]
     assert not missing, f"the docs' examples need {missing} (Debian: apt-get install curl)"

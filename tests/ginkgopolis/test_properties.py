@@ -134,6 +134,7 @@ def run(players: int, seeds: range, options: GkOptions | None = None) -> None:
         assert len(playout.states[-1]) <= 4096, "state too large"
 
 
+@pytest.mark.slow  # a long property run
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_random_games_conform(players: int) -> None:
     """1,000 seeded games per player count: every game ends; listed actions apply;
@@ -143,6 +144,7 @@ def test_random_games_conform(players: int) -> None:
     run(players, range(players * 100_000, players * 100_000 + GAMES))
 
 
+@pytest.mark.slow  # a long property run
 @pytest.mark.parametrize(
     ("players", "options"),
     [

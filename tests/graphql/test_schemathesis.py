@@ -30,6 +30,8 @@ from service.store.redis import RedisStore
 from tests.graphql.conftest import TOY, graphql_app
 from tests.support.asgi_switch import Switchboard
 
+pytestmark = pytest.mark.slow  # the fuzzing gate: long property runs
+
 known = TOY in games.ids()
 games.register(TOY, "tests.toy_game:engine")
 try:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.live_serve import ROOT, skyline_serve, st_run
+
+pytestmark = pytest.mark.slow  # a live `skyline serve` per test
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 

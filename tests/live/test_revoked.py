@@ -20,12 +20,14 @@ from service.matches.watch import Revoked
 from service.store import MatchStore
 from tests.live.conftest import make_service, new_match
 from tests.live.test_streams_http import Server, Stream
+from tests.support.slow import starts_processes
 
 LATER = 6
 """Versions played after the hand-over (by the human seat and the bot worker)."""
 
 
 @pytest.fixture
+@starts_processes
 def server() -> Iterator[Server]:
     with Server() as running:  # the embedded store: the bot worker runs in the server
         yield running

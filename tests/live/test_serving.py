@@ -59,6 +59,7 @@ async def test_full_collections_come_on_the_servers_schedule() -> None:
     assert len(collections) >= 2
 
 
+@pytest.mark.slow
 def test_sigterm_tells_the_hub_before_the_server_stops() -> None:
     told: list[str] = []
     config = uvicorn.Config(Starlette(), host="127.0.0.1", port=free_port(),
@@ -76,6 +77,7 @@ def test_sigterm_tells_the_hub_before_the_server_stops() -> None:
 
 
 @pytest.mark.parametrize(("flags", "deflate"), [([], False), (["--ws-compression"], True)])
+@pytest.mark.slow
 def test_websocket_compression_is_offered_only_when_asked_for(
     tmp_path: Path, flags: list[str], deflate: bool
 ) -> None:

@@ -22,6 +22,7 @@ from service.limits import LimitSettings
 from service.store import SqliteStore
 from tests.api.conftest import free_port
 from tests.api.sse import SseEvent, events
+from tests.support.slow import starts_processes
 from tests.support.states import timeless
 
 
@@ -52,6 +53,7 @@ class Server:
 
 
 @pytest.fixture
+@starts_processes
 def server() -> Iterator[Server]:
     with Server(max_watchers=3, max_watchers_per_client=2) as running:
         yield running
@@ -175,6 +177,7 @@ async def test_caps_answer_429_and_503_and_keep_established_streams(
     assert "skyline_live_deliveries_total 6" in metrics
 
 
+@pytest.mark.slow
 async def test_a_stopping_replica_sends_a_jittered_retry() -> None:
     """On SIGTERM the server (``skyline serve``'s) tells the live hub before uvicorn waits
     for connections to close; every stream then ends with a ``retry:`` between 1 and 10 s,

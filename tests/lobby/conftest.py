@@ -101,7 +101,7 @@ async def one(tmp_path: Any, request: pytest.FixtureRequest, clock: Clock
 
 
 @pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.redis),
-                        pytest.param("cluster", marks=pytest.mark.redis)])
+                        pytest.param("cluster", marks=[pytest.mark.redis, pytest.mark.slow])])
 async def replicas(tmp_path: Any, request: pytest.FixtureRequest, clock: Clock
                    ) -> AsyncIterator[list[Replica]]:
     """Three replicas on one store of each kind."""

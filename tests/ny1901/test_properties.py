@@ -30,6 +30,7 @@ GAMES = 1000
 FULL = 50
 
 
+@pytest.mark.slow  # a long property run
 @pytest.mark.parametrize(("players", "expert"), [(2, False), (3, False), (4, False), (4, True)])
 def test_random_games_conform(players: int, expert: bool) -> None:
     """Every game ends; every listed action applies; unlisted ones are refused with a stable
@@ -41,6 +42,7 @@ def test_random_games_conform(players: int, expert: bool) -> None:
     check_random_games(E, players, range(base + FULL, base + GAMES), options, refusal_probes=1)
 
 
+@pytest.mark.slow  # a long property run
 def test_expert_random_games_for_two_and_three_players() -> None:
     for players in (2, 3):
         options = Ny1901Options(expert=True)

@@ -36,7 +36,7 @@ class Replica:
     players: PlayerService
 
 
-@pytest.fixture(params=["redis", "cluster"])
+@pytest.fixture(params=["redis", pytest.param("cluster", marks=pytest.mark.slow)])
 async def replicas(request: pytest.FixtureRequest) -> AsyncIterator[list[Replica]]:
     games.register(TOY, "tests.toy_game:engine")
     made: list[Replica] = []

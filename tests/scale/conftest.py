@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from tests.support.redis_servers import free_port
+from tests.support.slow import starts_processes
 
 STARTUP_TIMEOUT = 60.0  # seconds: the machine may be busy; importing the schema takes a while
 
@@ -165,6 +166,7 @@ class ReplicaFactory:
 
 
 @pytest.fixture
+@starts_processes
 def replicas() -> Iterator[ReplicaFactory]:
     with tempfile.TemporaryDirectory(prefix="skyline-replicas-") as directory:
         factory = ReplicaFactory(Path(directory))

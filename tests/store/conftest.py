@@ -90,7 +90,7 @@ class Backend:
 BACKENDS = [
     "sqlite",
     pytest.param("redis", marks=pytest.mark.redis),
-    pytest.param("cluster", marks=pytest.mark.redis),
+    pytest.param("cluster", marks=[pytest.mark.redis, pytest.mark.slow]),
 ]
 
 

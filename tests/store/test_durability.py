@@ -208,6 +208,7 @@ async def _create(client: httpx.AsyncClient, base: str, n: int) -> Writer:
     return Writer(created["matchId"], tokens, random.Random(n))
 
 
+@pytest.mark.slow
 async def test_every_acknowledged_move_survives_kill_9(tmp_path: Path) -> None:
     chaos = random.Random(12)
     with serving(tmp_path) as server:

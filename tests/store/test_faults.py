@@ -199,6 +199,7 @@ async def test_cluster_primary_fault_under_writes_loses_nothing(
 
 
 @pytest.mark.parametrize("how", ["stop", "kill -9"])
+@pytest.mark.slow
 async def test_single_redis_stopped_and_restarted_under_writes(how: str) -> None:
     """While the server is down every call raises StoreUnavailable (after a short retry
     budget); after a restart the same store object works again and no accepted write is

@@ -20,7 +20,7 @@ from tests.support.redis_servers import RedisClusterProcesses, RedisServer, free
 pytestmark = pytest.mark.redis
 
 
-@pytest.fixture(params=["redis", "cluster"])
+@pytest.fixture(params=["redis", pytest.param("cluster", marks=pytest.mark.slow)])
 async def redis_store(request: pytest.FixtureRequest) -> AsyncIterator[RedisStore]:
     if request.param == "redis":
         store = RedisStore.from_url(
@@ -101,6 +101,7 @@ def test_ids_and_prefixes_that_would_break_the_hash_tag_are_refused() -> None:
     assert store.key("m1") == "p:match:{m1}"
 
 
+@pytest.mark.slow
 async def test_scripts_are_loaded_once_per_server() -> None:
     """A fresh server has no script cached: the first call of each script costs one extra
     round trip (EVAL after NOSCRIPT); every later call is a single EVALSHA."""
@@ -191,6 +192,7 @@ async def test_unreachable_redis_raises_store_unavailable_then_fails_fast() -> N
         await store.close()
 
 
+@pytest.mark.slow
 async def test_a_store_known_down_recovers_with_the_first_success() -> None:
     with RedisServer.start() as server:
         store = RedisStore.from_url(server.url, prefix="t:", retry_budget=0.3)
@@ -229,6 +231,7 @@ async def test_open_store_picks_the_backend(redis_url: str, redis_prefix: str) -
     await cluster.close()
 
 
+@pytest.mark.slow
 async def test_the_round_trip_counter_matches_what_the_server_executed() -> None:
     """Checked on the server side (INFO commandstats on a private server): 100 actions
     (load + CAS) are 100 HMGET + 100 EVALSHA and nothing else -- no hidden commands."""
@@ -317,6 +320,7 @@ async def test_a_wake_up_naming_a_version_the_match_lacks_is_not_yielded(
         await watcher.aclose()
 
 
+@pytest.mark.slow
 async def test_without_channel_rights_writes_work_and_watchers_poll() -> None:
     """An ACL user that may not publish or subscribe (Redis 7's default for new users):
     the compare-and-set still succeeds (its publish is best effort) and watchers fall back

@@ -78,7 +78,7 @@ def _pubsub(entry: dict[str, Any]) -> bool:
     return "P" in entry["flags"] or any(int(entry.get(f, 0)) for f in ("sub", "psub", "ssub"))
 
 
-@pytest.fixture(params=["redis", "cluster"])
+@pytest.fixture(params=["redis", pytest.param("cluster", marks=pytest.mark.slow)])
 async def where(request: pytest.FixtureRequest) -> AsyncIterator[Where]:
     name = f"skyline-test-{uuid.uuid4().hex[:10]}"
     if request.param == "redis":

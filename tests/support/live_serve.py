@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from tests.support.redis_servers import free_port
+from tests.support.slow import starts_processes
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -80,6 +81,7 @@ def skyline_serve(extra_args: Sequence[str] = (), port: int | None = None,
 
 
 @pytest.fixture
+@starts_processes
 def live_serve() -> Iterator[str]:
     """The base URL of a ``skyline serve`` process started for this test."""
     with skyline_serve() as url:

@@ -1,4 +1,4 @@
-"""The REST API (DESIGN.md, "API surface"): Starlette routes over ``MatchService``, a module
+"""The REST API (docs/api.md): Starlette routes over ``MatchService``, a module
 per resource.
 
 Each handler parses the request, calls one service method and renders the answer; every

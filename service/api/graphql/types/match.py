@@ -1,10 +1,12 @@
-"""Object types of the match operations, mirroring ``service/api/models.py``.
+"""Object types of the match operations, mirroring the wire models of
+``service/matches/models.py``.
 
-They are built per schema (``build_match_types``) because ``MatchState.view``,
-``LegalMoves.moves``, ``LogEntry.action`` and the events are the types generated from the
-engines. The
-``from_*`` converters take the service layer's pydantic models, so GraphQL shows exactly what
-REST shows.
+The types that hold no engine data are declared once here (``MatchStatus``, ``Visibility``,
+labels, seats and bot seats, ``Game``, ``MatchCreated``). ``MatchState``, ``LegalMoves``,
+``ActionAccepted``, ``LogEntry`` and ``LogPage`` are built per schema (``build_match_types``),
+because their views, moves, options, results and events are the types generated from the
+engines (``games.py``, ``events.py``). The ``from_*`` converters take the match service's
+pydantic models, so GraphQL shows exactly what REST shows.
 
 (No ``from __future__ import annotations`` here: the annotations refer to local variables.)
 """
