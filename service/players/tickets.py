@@ -10,6 +10,7 @@ the player leaves for good) and after its lifetime.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass
 
@@ -65,6 +66,9 @@ def verify(ticket: str, key: str | None, now: float, lifetime: int) -> str:
         value, stamp = signer.unsign(ticket[len(PREFIX):], return_timestamp=True)
     except (BadSignature, SignatureExpired):
         raise refused from None
+    signed, _, signature = ticket[len(PREFIX):].rpartition(".")
+    if not hmac.compare_digest(signer.get_signature(signed), signature.encode("ascii")):
+        raise refused  # base64 ignores the last character's low bits: one spelling only
     age = int(now) - int(stamp.timestamp())
     if age > lifetime or age < -CLOCK_SKEW:
         raise ApiError.of("ticket_invalid", "The feed ticket expired: get a new one.")
