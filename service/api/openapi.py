@@ -1,4 +1,7 @@
-"""The OpenAPI 3.1 document, built from the wire models and the registered engines.
+"""The OpenAPI 3.1 document, built from the operation table (``service.api.operations``:
+each operation's path item), the wire models and the registered engines; here only what is
+not per operation: components (schemas, security schemes, headers), info, and what every
+operation shares (problems, languages, rate-limit headers).
 
 The service models hold per-game values as ``Any``; here they are narrowed to the union of
 every registered engine's ``View`` / ``Action``, and match creation becomes one variant per
@@ -20,13 +23,8 @@ from service.api import problem_codes
 from service.api.operations import OPERATIONS, Operation
 from service.api.operations.base import (
     APP_KEY,
-    APP_SECURITY,
-    ETAG_HEADER,
-    MATCH_ID,
     PLAYER_JWT,
-    PLAYER_SECURITY,
     PLAYER_TOKEN,
-    PUBLIC,
     SEAT_TOKEN,
 )
 from service.catalogue import catalogue_models
@@ -41,7 +39,7 @@ from service.lobby.invitation_models import (
     PlayerInvitationsPage,
     SpectatorToken,
 )
-from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
+from service.lobby.models import EnqueueRequest, QueueTicket
 from service.lobby.table_models import (
     JoinRequest,
     LivePage,
@@ -71,8 +69,6 @@ from service.matches.models import (
     Version,
 )
 from service.notify.models import (
-    DELIVERIES_DEFAULT,
-    DELIVERIES_MAX,
     CreateWebhookRequest,
     DeliveriesPage,
     PingQueued,
@@ -84,8 +80,6 @@ from service.notify.models import (
 from service.notify.models import Webhook as WebhookOut
 from service.players.models import (
     FEED_KINDS,
-    MY_MATCHES_DEFAULT,
-    MY_MATCHES_MAX,
     CreatePlayerRequest,
     DeletedPlayer,
     FeedEvent,
@@ -96,7 +90,6 @@ from service.players.models import (
 
 REF = "#/components/schemas/{model}"
 PROBLEM = "application/problem+json"
-SVG_MEDIA_TYPE = "image/svg+xml"
 
 REVOKED_CODE_DESCRIPTION = (
     "The problem code: `seat_handed_to_bot` (the seat went to a bot: a hand-over, a timeout, "
@@ -373,12 +366,6 @@ def _problems(codes: tuple[str, ...], *, refuses: bool = False) -> dict[str, Any
     return out
 
 
-def _problems_of(operation_id: str) -> dict[str, Any]:
-    """The problem responses of a hand-written path item (by its id)."""
-    return _problems(problem_codes.OPERATION_CODES[operation_id],
-                     refuses=operation_id in problem_codes.REFUSING_OPERATIONS)
-
-
 def operation_item(operation: Operation) -> dict[str, Any]:
     """The OpenAPI operation object of ``operation``, from its declaration."""
     item: dict[str, Any] = {
@@ -419,8 +406,6 @@ def _problem_schema(schemas: dict[str, Any]) -> None:
     code["x-extensible-enum"] = known
 
 
-MATCH_ID_PARAM = MATCH_ID.document()
-ETAG = ETAG_HEADER
 SECURITY_SCHEMES = {
     SEAT_TOKEN: {
         "type": "http",
@@ -464,319 +449,11 @@ SECURITY_SCHEMES = {
     },
 }
 
-def _if_none_match(description: str = "A previous ETag: 304 while the version is unchanged."
-                   ) -> dict[str, Any]:
-    return {"name": "If-None-Match", "in": "header", "required": False,
-            "description": description, "schema": {"type": "string"}}
-
-
-def _paths() -> dict[str, Any]:
-    return {
-        **_queue_paths(),
-        **_invitation_paths(),
-        **_webhook_paths(),
-        "/healthz": {"get": {
-            "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
-            "security": PUBLIC,
-            "responses": {"200": {"description": "Alive.", "content": {"application/json": {
-                "schema": {"type": "object", "properties": {"status": {"type": "string"}},
-                           "required": ["status"]}}}}},
-        }},
-        "/readyz": {"get": {
-            "operationId": "readyz",
-            "summary": "Readiness: the store answers; a worker beats (else degraded).",
-            "tags": ["ops"],
-            "security": PUBLIC,
-            "responses": {"200": {
-                "description": "Serving: `ready`, or `degraded` (still in rotation) when a "
-                "check failed (`checks`: each with its `status` and `reason`), e.g. no "
-                "worker has written a heartbeat for `--worker-stale-seconds`.",
-                "content": {"application/json": {"schema": {
-                    "type": "object",
-                    "properties": {
-                        "status": {"type": "string", "enum": ["ready", "degraded"]},
-                        "checks": {"type": "object", "additionalProperties": {
-                            "type": "object",
-                            "properties": {
-                                "status": {"type": "string", "enum": ["ok", "degraded"]},
-                                "reason": {"type": "string"},
-                                "workers": {"type": ["integer", "null"]},
-                                "lastBeatSecondsAgo": {"type": ["number", "null"]},
-                            },
-                            "required": ["status"]}},
-                    },
-                    "required": ["status", "checks"]}}}},
-                **_problems_of("readyz")},
-        }},
-        "/metrics": {"get": {
-            "operationId": "metrics", "summary": "Prometheus metrics.", "tags": ["ops"],
-            "security": PUBLIC,
-            "responses": {"200": {"description": "Prometheus text format.", "content": {
-                "text/plain": {"schema": {"type": "string"}}}}},
-        }},
-    }
-
-
 def _feed_event_body() -> type[BaseModel]:
     """A wrapper whose one field is the player feed's event union (published under the
     union's own name, ``PlayerFeedEvent``)."""
     event: Any = Annotated[FeedEvent, Field(discriminator="kind")]
     return create_model("PlayerFeedEventBody", __base__=BaseModel, body=(event, ...))
-
-
-TICKET_PARAM = {
-    "name": "ticket", "in": "path", "required": True,
-    "description": "The ticket (`enqueue`'s answer).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
-}
-
-
-def _queue_paths() -> dict[str, Any]:
-    return {
-        "/v1/queue": {"post": {
-            "operationId": "enqueue", "summary": "Quick match: queue the calling player.",
-            "tags": ["lobby"],
-            "description": "Puts the player in the queue of its app for `game`, `players` "
-            "seats, the current rules version and `options` after defaults; as soon as "
-            "enough compatible players wait, one match is created with them (each gets "
-            "`match_started` in its feed). 201 with a new ticket; 200 with the ticket the "
-            "player already holds in that queue (one per player per queue). Only players "
-            "queue (a seat token or an app key: 403 `forbidden`). Charged to the `create` "
-            "budget. See docs/lobby.md.",
-            "security": PLAYER_SECURITY,
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/EnqueueRequest"}}}},
-            "responses": {
-                "201": _json("QueueTicket", "Queued (possibly matched at once)."),
-                "200": _json("QueueTicket", "The ticket the player already holds."),
-                **_problems_of("enqueue"),
-            },
-        }},
-        "/v1/queue/{ticket}": {
-            "get": {
-                "operationId": "getQueueTicket", "summary": "A quick-match ticket; "
-                "long-polls while it waits.", "tags": ["lobby"],
-                "description": "With `wait` (seconds, 0 to 60), a waiting ticket's answer "
-                "comes when it is matched or the wait ends, whichever is first. Each poll "
-                "keeps the ticket alive: one not polled for `pollWithinSeconds` expires. "
-                "Another player's ticket: 404 `ticket_not_found`.",
-                "security": PLAYER_SECURITY,
-                "parameters": [TICKET_PARAM, {
-                    "name": "wait", "in": "query", "required": False,
-                    "description": "Seconds to wait for a match (ASCII digits).",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": WAIT_MAX_SECONDS,
-                               "default": 0}}],
-                "responses": {"200": _json("QueueTicket", "The ticket."),
-                              **_problems_of("getQueueTicket")},
-            },
-            "delete": {
-                "operationId": "leaveQueue", "summary": "Leave the queue.",
-                "tags": ["lobby"],
-                "description": "The ticket is `left`; a ticket already matched stays "
-                "`matched` (the answer says so).",
-                "security": PLAYER_SECURITY,
-                "parameters": [TICKET_PARAM],
-                "responses": {"200": _json("QueueTicket", "The ticket after."),
-                              **_problems_of("leaveQueue")},
-            },
-        },
-    }
-
-
-CODE_PARAM = {
-    "name": "code", "in": "path", "required": True,
-    "description": "An invitation code (`ski_…` a seat's, `skv_…` a spectator's).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-}
-INVITATION_ID_PARAM = {
-    "name": "invitationId", "in": "path", "required": True,
-    "description": "The invitation's id (the `invited` feed event, GET /v1/me/invitations).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-}
-
-
-def _invitation_paths() -> dict[str, Any]:
-    owner = [*PLAYER_SECURITY, *APP_SECURITY]
-    accept_link = {"GetMatch": {"operationId": "getMatch",
-                                "parameters": {"path.matchId": "$response.body#/matchId"}}}
-    return {
-        "/v1/matches/{matchId}/invitations": {"post": {
-            "operationId": "createInvitation", "summary": "Invite a player, or make a code.",
-            "tags": ["lobby"],
-            "description": "`{\"player\": id}` invites that player of the app to a waiting "
-            "match (its feed gets `invited`; it accepts through /v1/me/invitations). Else a "
-            "code: a seat code (`ski_…`, used with joinMatch's `invite`; `uses`, "
-            "`expiresInSeconds`, `seat`) or, with `spectate: true`, a spectator code "
-            "(`skv_…`, any match not cancelled; redeemed for a spectator token). Codes are "
-            "shown once, never seat tokens. A player seated in the match or the app's key "
-            "may invite. docs/lobby.md.",
-            "security": owner,
-            "parameters": [MATCH_ID_PARAM],
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/InvitationRequest"}}}},
-            "responses": {"201": _json("Invitation", "Made.", links={
-                "GetInvitation": {"operationId": "getInvitation",
-                                  "parameters": {"path.code": "$response.body#/code"}},
-                "RevokeInvitation": {"operationId": "revokeInvitation", "parameters": {
-                    "path.matchId": "$request.path.matchId",
-                    "path.code": "$response.body#/code"}}}),
-                **_problems_of("createInvitation")},
-        }},
-        "/v1/matches/{matchId}/invitations/{code}": {"delete": {
-            "operationId": "revokeInvitation", "summary": "Revoke a code or an invitation.",
-            "tags": ["lobby"],
-            "description": "By its code (or a player's invitation by its id): the inviter, "
-            "the match's creator or its app. Later uses: 410 `invite_revoked`.",
-            "security": owner,
-            "parameters": [MATCH_ID_PARAM, CODE_PARAM],
-            "responses": {"200": _json("Invitation", "Revoked."),
-                          **_problems_of("revokeInvitation")},
-        }},
-        "/v1/invitations/{code}": {"get": {
-            "operationId": "getInvitation", "summary": "What a code invites to.",
-            "tags": ["lobby"],
-            "description": "The code is the credential: no other needed. The match's game, "
-            "seats, name and status -- nothing hidden. 410 `invite_expired`, "
-            "`invite_used_up`, `invite_revoked`; 404 `invite_not_found`.",
-            "security": PUBLIC,
-            "parameters": [CODE_PARAM],
-            "responses": {"200": _json("InvitationInfo", "The invitation."),
-                          **_problems_of("getInvitation")},
-        }},
-        "/v1/invitations/{code}/redeem": {"post": {
-            "operationId": "redeemInvitation", "summary": "A spectator code for a spectator "
-            "token.", "tags": ["lobby"],
-            "description": "One use of the code: a spectator token (`sks_…`) that reads "
-            "its match (`Authorization: Bearer`), private or not, and nothing else. A seat "
-            "code: 400 (it is used through joinMatch).",
-            "security": PUBLIC,
-            "parameters": [CODE_PARAM],
-            "responses": {"201": _json("SpectatorToken", "The token (shown once).",
-                                       links=accept_link),
-                          **_problems_of("redeemInvitation")},
-        }},
-        "/v1/me/invitations": {"get": {
-            "operationId": "listMyInvitations", "summary": "Invitations to the calling "
-            "player, still open.", "tags": ["lobby"],
-            "security": PLAYER_SECURITY,
-            "parameters": [
-                {"name": "cursor", "in": "query", "required": False,
-                 "description": "`nextCursor` of the previous page.",
-                 "schema": {"type": "string", "maxLength": 200}},
-                {"name": "limit", "in": "query", "required": False,
-                 "description": "The most items in the page.",
-                 "schema": {"type": "integer", "minimum": 1, "maximum": MY_MATCHES_MAX,
-                            "default": MY_MATCHES_DEFAULT}}],
-            "responses": {"200": _json("PlayerInvitationsPage", "A page."),
-                          **_problems_of("listMyInvitations")},
-        }},
-        "/v1/me/invitations/{invitationId}/accept": {"post": {
-            "operationId": "acceptInvitation", "summary": "Accept: take the seat (a join).",
-            "tags": ["lobby"], "description": "As joinMatch with the invitation.",
-            "security": PLAYER_SECURITY,
-            "parameters": [INVITATION_ID_PARAM],
-            "responses": {"200": _json("MatchState", "The match after the join.",
-                                       links=accept_link),
-                          **_problems_of("acceptInvitation")},
-        }},
-        "/v1/me/invitations/{invitationId}/decline": {"post": {
-            "operationId": "declineInvitation", "summary": "Decline an invitation.",
-            "tags": ["lobby"], "description": "It leaves the player's list for good.",
-            "security": PLAYER_SECURITY,
-            "parameters": [INVITATION_ID_PARAM],
-            "responses": {"200": _json("Invitation", "Declined."),
-                          **_problems_of("declineInvitation")},
-        }},
-    }
-
-
-WEBHOOK_ID_PARAM = {
-    "name": "webhookId", "in": "path", "required": True,
-    "description": "The endpoint's id (`we_…`, createWebhook's `id`).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
-}
-
-
-def _webhook_op(op: str, summary: str, description: str, answer: dict[str, Any], *,
-                body: str | None = None, params: list[dict[str, Any]] | None = None,
-                status: str = "200") -> dict[str, Any]:
-    operation: dict[str, Any] = {
-        "operationId": op, "summary": summary, "tags": ["webhooks"],
-        "description": description + " Needs the app's key (docs/clocks-and-notifications.md).",
-        "security": APP_SECURITY, "parameters": params if params is not None
-        else [WEBHOOK_ID_PARAM],
-        "responses": {status: answer, **_problems_of(op)},
-    }
-    if body is not None:
-        operation["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": {"$ref": REF.format(model=body)}}}}
-    return operation
-
-
-def _webhook_paths() -> dict[str, Any]:
-    by_id = {"webhookId": "$response.body#/id"}
-    links = {
-        "GetWebhook": {"operationId": "getWebhook", "parameters": by_id},
-        "PingWebhook": {"operationId": "pingWebhook", "parameters": by_id},
-        "ListWebhookDeliveries": {"operationId": "listWebhookDeliveries",
-                                  "parameters": by_id},
-    }
-    return {
-        "/v1/apps/me/webhooks": {
-            "get": _webhook_op("listWebhooks", "The app's webhook endpoints.",
-                               "Oldest first; secrets are never shown again.",
-                               _json("WebhookList", "The endpoints."), params=[]),
-            "post": _webhook_op(
-                "createWebhook", "A new webhook endpoint (its signing secret shown once).",
-                "Events of the app's matches are POSTed to `url`, signed as Standard "
-                "Webhooks with the answer's `secret` (`whsec_…`, shown only now). Refusals: "
-                "`webhook_url_not_https`, `webhook_url_forbidden` (the URL points inside a "
-                "private network), `bad_webhook` (an unknown event kind, `warnBeforeSeconds` "
-                "out of range, too many endpoints).",
-                _json("WebhookCreated", "Created.", links=links), body="CreateWebhookRequest",
-                params=[], status="201"),
-        },
-        "/v1/apps/me/webhooks/{webhookId}": {
-            "get": _webhook_op("getWebhook", "One webhook endpoint.",
-                               "Its settings and health (`enabled`, `failures`).",
-                               _json("Webhook", "The endpoint.")),
-            "patch": _webhook_op("updateWebhook", "Change an endpoint's URL, events or "
-                                 "warning time.", "Fields left out stay as they are.",
-                                 _json("Webhook", "The endpoint after the change."),
-                                 body="UpdateWebhookRequest"),
-            "delete": _webhook_op("deleteWebhook", "Delete an endpoint.",
-                                  "Nothing more is sent to it; deliveries still pending are "
-                                  "dropped.", _json("Webhook", "The endpoint, deleted.")),
-        },
-        "/v1/apps/me/webhooks/{webhookId}/ping": {"post": _webhook_op(
-            "pingWebhook", "Send a `ping` event to the endpoint.",
-            "The event is queued (202) and delivered like any other; its id is the "
-            "delivery's `webhook-id` and names it in the delivery log. No body.",
-            _json("PingQueued", "Queued."), status="202")},
-        "/v1/apps/me/webhooks/{webhookId}/enable": {"post": _webhook_op(
-            "enableWebhook", "Enable an endpoint the server disabled.",
-            "After a run of failed deliveries the server disables an endpoint (`enabled: "
-            "false`); this turns it back on and forgets the run. No body.",
-            _json("Webhook", "The endpoint, enabled."))},
-        "/v1/apps/me/webhooks/{webhookId}/rotate-secret": {"post": _webhook_op(
-            "rotateWebhookSecret", "A new signing secret (shown once).",
-            "The old secret signs nothing from now on. No body.",
-            _json("WebhookSecret", "The new secret."))},
-        "/v1/apps/me/webhooks/{webhookId}/deliveries": {"get": _webhook_op(
-            "listWebhookDeliveries", "The endpoint's delivery log, newest first.",
-            "One item per attempt: the event, its attempt number, when, the HTTP status or "
-            "the error, how long it took and when the next attempt is due. Follow "
-            "`nextCursor` (as `cursor`) for older ones; at least the last 1,000 attempts "
-            "or 3 days are kept.",
-            _json("DeliveriesPage", "A page of attempts."), params=[WEBHOOK_ID_PARAM, {
-                "name": "cursor", "in": "query", "required": False,
-                "description": "`nextCursor` of the previous page.",
-                "schema": {"type": "string", "maxLength": 20}}, {
-                "name": "limit", "in": "query", "required": False,
-                "description": "The most items in the page.",
-                "schema": {"type": "integer", "minimum": 1, "maximum": DELIVERIES_MAX,
-                           "default": DELIVERIES_DEFAULT}}])},
-    }
 
 
 def build_openapi(operations: Sequence[Operation] = OPERATIONS) -> dict[str, Any]:
@@ -791,8 +468,8 @@ def build_openapi(operations: Sequence[Operation] = OPERATIONS) -> dict[str, Any
     schemas["CreateMatchRequest"]["title"] = "CreateMatchRequest"
     _require_discriminators(schemas, schemas)
     _problem_schema(schemas)
-    paths = _merge(_paths(), operation_paths(operations))
-    paths = _declare_languages(_declare_rate_limits(_declare_public(paths), operations))
+    paths = operation_paths(operations)
+    paths = _declare_languages(_declare_rate_limits(paths))
     _optional_without_default(schemas, request_bodies(paths))
     schemas.update(_stream_event_schemas())
     feed = schemas.pop("PlayerFeedEventBody")["properties"]["body"]
@@ -817,17 +494,6 @@ def build_openapi(operations: Sequence[Operation] = OPERATIONS) -> dict[str, Any
             "headers": RATE_LIMIT_HEADER_DOCS,
         },
     }
-
-
-def _declare_public(paths: dict[str, Any]) -> dict[str, Any]:
-    """An operation that never answers 401 looks at no credential: it says so
-    (``security: []``). Every other one declares its own (``READ_SECURITY`` or
-    ``WRITE_SECURITY``; ``tests/api/test_openapi_contract.py`` checks)."""
-    for item in paths.values():
-        for operation in item.values():
-            if "security" not in operation and "401" not in operation.get("responses", {}):
-                operation["security"] = PUBLIC
-    return paths
 
 
 LANGUAGE_PARAMETERS: list[dict[str, Any]] = [
@@ -893,28 +559,12 @@ RATE_LIMIT_HEADERS = {name: {"$ref": f"#/components/headers/{name}"}
 RETRY_AFTER = {"description": "Seconds to wait.", "schema": {"type": "string"}}
 
 
-def _merge(*items: dict[str, Any]) -> dict[str, Any]:
-    merged: dict[str, Any] = {}
-    for paths in items:
-        for path, item in paths.items():
-            merged.setdefault(path, {}).update(item)
-    return merged
-
-
-def _declare_rate_limits(paths: dict[str, Any], operations: Sequence[Operation]
-                         ) -> dict[str, Any]:
+def _declare_rate_limits(paths: dict[str, Any]) -> dict[str, Any]:
     """Every answer may carry its budget's ``RateLimit-Policy`` / ``RateLimit``; a 429 says
     when to retry (``Retry-After``); ``service/api/rate_limits.py``."""
     for item in paths.values():
         for operation in item.values():
-            responses = operation.setdefault("responses", {})
-            op_id = operation["operationId"]
-            declared = {o.id: o for o in operations}.get(op_id)
-            problems = _problems_of(op_id) if declared is None else _problems(
-                problem_codes.with_rate_limited(declared.codes), refuses=declared.refusals)
-            for status, problem in problems.items():
-                responses.setdefault(status, problem)  # 429 on the operations without others
-            for status, response in responses.items():
+            for status, response in operation["responses"].items():
                 headers = {**response.get("headers", {}), **RATE_LIMIT_HEADERS}
                 if status == "429":
                     headers["Retry-After"] = {

@@ -1,4 +1,5 @@
-"""Which problem ``code`` each REST operation can answer, and the games' refusal codes.
+"""Which problem ``code`` each REST operation can answer (``OPERATION_CODES``, read from
+the operation table: ``service.api.operations``), and the games' refusal codes.
 
 The data behind the OpenAPI document's ``x-problem-codes`` / ``x-refusal-codes`` (and the
 problem responses each operation declares) and behind ``docs/codes.md``, whose tables
@@ -27,50 +28,10 @@ _BODY, _CREDENTIALS, _READ = codes.BODY, codes.CREDENTIALS, codes.READ
 _PLAYER = _APP = codes.CREDENTIALS
 _WEBHOOK_URL = codes.WEBHOOK_URL
 
-_UNDECLARED: dict[str, tuple[str, ...]] = {
-    "enqueue": (
-        *_BODY, *_CREDENTIALS, "forbidden", "unknown_game", "bad_player_count", "bad_options",
-        "quota_exceeded",
-    ),
-    "getQueueTicket": (*_CREDENTIALS, "malformed", "forbidden", "ticket_not_found"),
-    "leaveQueue": (*_CREDENTIALS, "forbidden", "ticket_not_found"),
-    "createInvitation": (*_BODY, *_READ, "forbidden", "player_not_found", "already_seated",
-                         "seat_taken", "match_started", "match_cancelled", "quota_exceeded"),
-    "revokeInvitation": (*_READ, "forbidden", "invite_not_found"),
-    "getInvitation": ("invite_not_found", "invite_expired", "invite_used_up",
-                      "invite_revoked", "rules_version_retired", "rules_version_unavailable",
-                      "store_unavailable", "store_full"),
-    "redeemInvitation": ("malformed", "invite_not_found", "invite_expired", "invite_used_up",
-                         "invite_revoked", "rules_version_retired",
-                         "rules_version_unavailable", "busy", "store_unavailable",
-                         "store_full"),
-    "listMyInvitations": (*_PLAYER, "malformed"),
-    "acceptInvitation": (*_READ, "forbidden", "seat_taken", "already_seated", "match_started",
-                         "match_cancelled", "invite_not_found", "invite_expired",
-                         "invite_used_up", "invite_revoked", "malformed"),
-    "declineInvitation": (*_READ, "forbidden", "invite_not_found", "invite_expired",
-                          "invite_used_up",
-                          "invite_revoked"),
-    # Webhooks (issue 18): the app's key, then its endpoints document.
-    "listWebhooks": _APP,
-    "createWebhook": (*_BODY, *_APP, *_WEBHOOK_URL, "bad_webhook"),
-    "getWebhook": (*_APP, "webhook_not_found"),
-    "updateWebhook": (*_BODY, *_APP, *_WEBHOOK_URL, "bad_webhook", "webhook_not_found"),
-    "deleteWebhook": (*_APP, "webhook_not_found"),
-    "pingWebhook": (*_APP, "webhook_not_found"),
-    "enableWebhook": (*_APP, "webhook_not_found"),
-    "rotateWebhookSecret": (*_APP, "webhook_not_found"),
-    "listWebhookDeliveries": (*_APP, "malformed", "webhook_not_found"),
-    "healthz": (),
-    "readyz": ("store_unavailable",),
-    "metrics": (),
-}
-"""The operations not yet in the table -> their codes."""
 RATE_LIMITED = "rate_limited"
 """Every operation may answer it (its budget spent: ``service/api/rate_limits.py``)."""
 OPERATION_CODES: dict[str, tuple[str, ...]] = {
-    **{op.id: (*op.codes, RATE_LIMITED) for op in OPERATIONS},
-    **{op: (*codes, RATE_LIMITED) for op, codes in _UNDECLARED.items()},
+    op.id: (*op.codes, RATE_LIMITED) for op in OPERATIONS
 }
 """operationId -> the service codes (``service.errors.CODES``) it can answer, from the
 operation table (``service.api.operations``)."""

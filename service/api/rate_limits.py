@@ -1,9 +1,10 @@
 """Applying rate limits and quotas (``service.limits``) to HTTP and WebSocket requests.
 
-``RateLimits`` (ASGI middleware) charges every request to one budget: ``create`` (``POST
-/v1/matches``, ``POST /v1/players``, ``POST /v1/queue``), ``act`` (every other write),
-``stream`` (opening an event stream or a WebSocket) or ``read`` (everything else,
-``/graphql`` included), per client. A client is a credential only once this replica saw it
+``RateLimits`` (ASGI middleware) charges every request to one budget, the one its operation
+declares (``service.api.operations``: ``create`` for ``createMatch``, ``createPlayer``,
+``enqueue``; ``stream`` for the event streams; ``Budgets``), else ``act`` for a write and
+``read`` for anything else (``/graphql`` included); a WebSocket to ``stream``; per client.
+A client is a credential only once this replica saw it
 verified as a client of its own (``service.identity.checked``: an app key, an app's user's
 JWT, a seat token of a match an app key created; ``service.limits.verified``); every other
 request -- no credential, one not checked yet, one anyone may mint for nothing (a guest's
@@ -52,11 +53,11 @@ from service.store import DocStore, MatchStore
 from .languages import lang_of_scope
 from .proxies import client_address
 
-_UNDECLARED = (
-    ("POST", "/v1/queue", "create"),
-)
-"""The budgets of the operations not in the table yet."""
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
+WRITE_BUDGET = "act"
+"""The budget of a write no operation declares."""
+READ_BUDGET = "read"
+"""The budget of any other request no operation declares."""
 GRAPHQL = "/graphql"
 GUEST_TOKEN = "skp_"
 """A guest's player token (``service.players.auth``): minted by anyone, so counted per
@@ -138,8 +139,7 @@ class Budgets:
         """From each operation's method, OpenAPI path and budget."""
         literal: dict[tuple[str, str], str] = {}
         patterns: dict[str, list[tuple[re.Pattern[str], str]]] = {}
-        rules = [*((op.method, op.path, op.budget) for op in operations), *_UNDECLARED]
-        for method, path, budget in rules:
+        for method, path, budget in ((op.method, op.path, op.budget) for op in operations):
             if budget == _default(method, path):
                 continue
             if "{" not in path:
@@ -161,7 +161,7 @@ class Budgets:
 
 
 def _default(method: str, path: str) -> str:
-    return "act" if method in _WRITES and path != GRAPHQL else "read"
+    return WRITE_BUDGET if method in _WRITES and path != GRAPHQL else READ_BUDGET
 
 
 @functools.cache

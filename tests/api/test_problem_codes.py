@@ -252,7 +252,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/seat_players.py::SeatPlayers.rename_player": (
         "deleteMe", "deleteAppPlayer"),
     # Quick match (issue 17).
-    "service/api/rest/queue.py::_wait": ("getQueueTicket",),
+    "service/api/operations/queue.py::wait_param": ("getQueueTicket",),
     "service/lobby/queue.py::QueueService._cas": QUEUE_OPS,
     "service/lobby/queue.py::QueueService.enqueue": ("enqueue",),
     "service/lobby/queue.py::QueueService.poll": ("getQueueTicket",),
@@ -282,7 +282,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/lobby/caps.py::WaitingTablesCap.take": ("createMatch",),
     "service/lobby/caps.py::_guard": ("createMatch",),
     # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
-    "service/api/rest/webhooks.py::webhooks_of": WEBHOOK_OPS,
+    "service/api/operations/webhooks.py::webhooks_of": WEBHOOK_OPS,
     "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
     "service/api/graphql/webhooks.py::_body": WEBHOOK_URL,
     "service/notify/service.py::_app_of": WEBHOOK_OPS,

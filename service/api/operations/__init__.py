@@ -4,13 +4,17 @@ problem codes and rate-limit budgets are derived from it (docs/architecture.md).
 
 from __future__ import annotations
 
-from . import games, matches, pictures, players, seats, tables
+from . import games, invitations, matches, ops, pictures, players, queue, seats, tables, webhooks
 from .base import Context, GraphQL, Operation, Param, Reply
 
 OPERATIONS: tuple[Operation, ...] = (
     *games.OPERATIONS,
     *matches.OPERATIONS,
     *tables.OPERATIONS,
+    *invitations.OPERATIONS,
+    *queue.OPERATIONS,
+    *webhooks.OPERATIONS,
+    *ops.OPERATIONS,
     *seats.OPERATIONS,
     *pictures.OPERATIONS,
     *players.OPERATIONS,

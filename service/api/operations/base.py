@@ -101,7 +101,8 @@ class Reply:
     model: type[BaseModel] | str | None
     description: str = "OK"
     headers: Mapping[str, Any] = field(default_factory=dict)
-    links: Mapping[str, Any] = field(default_factory=dict)
+    links: Mapping[str, Any] | Callable[[], Mapping[str, Any]] = field(default_factory=dict)
+    """By operation id; a function where a link points to a module declared later."""
     content: Mapping[str, Any] | None = None
 
     def document(self) -> dict[str, Any]:
@@ -115,8 +116,9 @@ class Reply:
                 "schema": {"$ref": f"#/components/schemas/{name}"}}}
         if self.headers:
             out["headers"] = dict(self.headers)
-        if self.links:
-            out["links"] = dict(self.links)
+        links = self.links() if callable(self.links) else self.links
+        if links:
+            out["links"] = dict(links)
         return out
 
 
@@ -171,9 +173,17 @@ class Context:
         return self.request.app.state
 
 
+@dataclass(frozen=True)
+class Answered:
+    """An answer whose status the call chose (``enqueue``: 201 new, 200 already held)."""
+
+    value: Any
+    status: int
+
+
 Call = Callable[[Context], Awaitable[Any]]
-"""The one service call of an operation: its answer (a model, a list of models, or a
-finished ``Response``)."""
+"""The one service call of an operation: its answer (a model, a list of models, an
+``Answered``, or a finished ``Response``)."""
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 

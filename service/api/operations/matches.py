@@ -38,6 +38,13 @@ from .base import (
     query,
 )
 
+GET_MATCH = "getMatch"
+GET_LEGAL_MOVES = "getLegalMoves"
+ACT = "act"
+GET_LOG = "getLog"
+STREAM_EVENTS = "streamEvents"
+"""The ids other operations link to."""
+
 
 def links_same_match(*targets: str) -> dict[str, Any]:
     """Links to operations on the same match (``matchId`` carried over)."""
@@ -50,7 +57,7 @@ def links_same_match(*targets: str) -> dict[str, Any]:
 
 ACT_LINK = {
     "PlayALegalMove": {
-        "operationId": "act",
+        "operationId": ACT,
         "parameters": {"path.matchId": "$request.path.matchId"},
         "requestBody": {"action": "$response.body#/moves/0",
                         "expectedVersion": "$response.body#/version"},
@@ -110,18 +117,18 @@ NOT_MODIFIED = {"304": {"description": "Not modified.", "headers": ETAG_HEADER}}
 
 OPERATIONS = (
     Operation(
-        id="getMatch", method="GET", path="/v1/matches/{matchId}", tag="matches",
+        id=GET_MATCH, method="GET", path="/v1/matches/{matchId}", tag="matches",
         summary="The match as the caller may see it.",
         description="Without a token: the spectator's view.",
         codes=codes.READ, budget="read", security=READ_SECURITY, graphql=query("match"),
         params=(MATCH_ID, if_none_match()),
         reply=Reply(MatchState, "The caller's state.", headers=ETAG_HEADER,
-                    links=links_same_match("getLegalMoves", "getLog")),
+                    links=links_same_match(GET_LEGAL_MOVES, GET_LOG)),
         more=NOT_MODIFIED,
         call=get_match, headers=PRIVATE, etag=version_of, revalidate=True,
     ),
     Operation(
-        id="getLegalMoves", method="GET", path="/v1/matches/{matchId}/legal-moves",
+        id=GET_LEGAL_MOVES, method="GET", path="/v1/matches/{matchId}/legal-moves",
         tag="matches", summary="The caller's legal moves now.",
         description="A spectator (no token) has no moves. The ETag is the version: send it "
         "back as `If-None-Match` for a 304 while nothing has moved.",
@@ -132,7 +139,7 @@ OPERATIONS = (
         call=get_legal_moves, headers=PRIVATE, etag=version_of, revalidate=True,
     ),
     Operation(
-        id="act", method="POST", path="/v1/matches/{matchId}/actions", tag="matches",
+        id=ACT, method="POST", path="/v1/matches/{matchId}/actions", tag="matches",
         summary="Play a move.",
         codes=(*codes.BODY, *codes.READ, "not_your_turn", "match_finished",
                "version_conflict", "match_not_started", "match_cancelled",
@@ -154,11 +161,11 @@ OPERATIONS = (
         ),
         body=ActRequest,
         reply=Reply(ActResponse, "Applied.", headers=ETAG_HEADER,
-                    links=links_same_match("getMatch", "getLegalMoves", "getLog")),
+                    links=links_same_match(GET_MATCH, GET_LEGAL_MOVES, GET_LOG)),
         handler=act,
     ),
     Operation(
-        id="getLog", method="GET", path="/v1/matches/{matchId}/log", tag="matches",
+        id=GET_LOG, method="GET", path="/v1/matches/{matchId}/log", tag="matches",
         summary="Versions after `after`, as the caller may see them.",
         description="A page of at most `limit` versions: to read the whole history, ask "
         "again with `after` = `nextAfter` until it is null.",
@@ -178,7 +185,7 @@ OPERATIONS = (
         call=get_log, headers=PRIVATE, order=("params", "credential"),
     ),
     Operation(
-        id="streamEvents", method="GET", path="/v1/matches/{matchId}/events",
+        id=STREAM_EVENTS, method="GET", path="/v1/matches/{matchId}/events",
         tag="matches",
         summary="Server-Sent Events: the caller's state at each new version.",
         description=STREAM_DESCRIPTION,

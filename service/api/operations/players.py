@@ -39,6 +39,10 @@ from .base import (
     query,
     rest_only,
 )
+from .tables import CREATE_MATCH
+
+LIST_MY_MATCHES = "listMyMatches"
+"""Linked to from ``createMatch``."""
 
 
 def turn_param(request: Request, name: str) -> bool:
@@ -141,9 +145,9 @@ OPERATIONS = (
         status=201,
         reply=Reply(PlayerCreated, "Created.", links={
             "GetMe": {"operationId": "getMe"},
-            "ListMyMatches": {"operationId": "listMyMatches"},
+            "ListMyMatches": {"operationId": LIST_MY_MATCHES},
             "SeatThePlayer": {
-                "operationId": "createMatch",
+                "operationId": CREATE_MATCH,
                 "description": "A New York 1901 match with the player in seat 0 (authorized "
                 "by the player's own token) and a bot in seat 1.",
                 "requestBody": {"game": "ny1901",
@@ -170,7 +174,7 @@ OPERATIONS = (
         headers=NO_STORE,
     ),
     Operation(
-        id="listMyMatches", method="GET", path="/v1/me/matches", tag="players",
+        id=LIST_MY_MATCHES, method="GET", path="/v1/me/matches", tag="players",
         summary="The calling player's matches.",
         description="Newest created first, a page at a time: follow `nextCursor` until it is "
         "null.",

@@ -5,7 +5,7 @@ answer rendered as declared), one route per path so that a 405 names every metho
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from starlette.requests import Request
@@ -16,7 +16,7 @@ from service.matches.models import InputModel
 
 from ..languages import lang_of, none_match, tagged
 from ..rest.http import read_body, token_of
-from .base import Context, Endpoint, Operation
+from .base import Answered, Context, Endpoint, Operation
 
 _PARAM = re.compile(r"\{([A-Za-z]+)\}")
 
@@ -73,6 +73,9 @@ def render(request: Request, operation: Operation, answer: Any) -> Response:
     ``If-None-Match`` names it and the operation revalidates), ``Location``."""
     if isinstance(answer, Response):
         return answer
+    status = operation.status
+    if isinstance(answer, Answered):
+        answer, status = answer.value, answer.status
     headers = dict(operation.headers)
     if operation.etag is not None:
         tag = tagged(operation.etag(answer), lang_of(request))
@@ -81,7 +84,7 @@ def render(request: Request, operation: Operation, answer: Any) -> Response:
             return Response(status_code=304, headers=headers)
     if operation.location is not None:
         headers = {"Location": operation.location(answer), **headers}
-    return JSONResponse(_json(answer), status_code=operation.status, headers=headers)
+    return JSONResponse(_json(answer), status_code=status, headers=headers)
 
 
 def endpoint(operation: Operation) -> Endpoint:
@@ -120,6 +123,3 @@ def operation_routes(operations: Iterable[Operation]) -> list[Route]:
     return [Route(path, _dispatch(methods), methods=list(methods), name=names[path])
             for path, methods in paths.items()]
 
-
-def by_id(operations: Sequence[Operation]) -> dict[str, Operation]:
-    return {operation.id: operation for operation in operations}

@@ -46,8 +46,17 @@ from .base import (
     mutation,
     query,
 )
-from .matches import links_same_match
+from .matches import (
+    ACT,
+    GET_LEGAL_MOVES,
+    GET_LOG,
+    GET_MATCH,
+    STREAM_EVENTS,
+    links_same_match,
+)
 
+CREATE_MATCH = "createMatch"
+"""Linked to from ``createPlayer``."""
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 OWNER = [*PLAYER_SECURITY, *APP_SECURITY]
 """The match's creator: a player, or the app whose key created it."""
@@ -136,18 +145,21 @@ async def list_matches(context: Context) -> Any:
 
 
 def _links_from_create() -> dict[str, Any]:
+    """Where a new match leads (a function: ``players`` is declared after this module)."""
+    from .players import LIST_MY_MATCHES
+
     # The seat token is a credential (a security scheme), not a parameter a link could
     # carry: clients and the stateful tests bring the token of the created match themselves.
     params = {"path.matchId": "$response.body#/matchId"}
     links: dict[str, Any] = {
         name: {"operationId": op, "parameters": params}
         for name, op in [
-            ("GetMatch", "getMatch"), ("GetLegalMoves", "getLegalMoves"),
-            ("Act", "act"), ("GetLog", "getLog"), ("StreamEvents", "streamEvents"),
+            ("GetMatch", GET_MATCH), ("GetLegalMoves", GET_LEGAL_MOVES),
+            ("Act", ACT), ("GetLog", GET_LOG), ("StreamEvents", STREAM_EVENTS),
         ]
     }
     # A match seating the caller (a player) is in its "my matches" from now on.
-    links["ListMyMatches"] = {"operationId": "listMyMatches"}
+    links["ListMyMatches"] = {"operationId": LIST_MY_MATCHES}
     # A match created with open seats waits for players: they join it, its creator may
     # start it early or cancel it.
     for name, op in [("JoinMatch", "joinMatch"), ("StartMatch", "startMatch"),
@@ -168,15 +180,14 @@ def _table_change(id: str, action: str, summary: str, description: str,
         security=security, graphql=mutation(graphql),
         params=(MATCH_ID,), body=body, body_required=False,
         reply=Reply(MatchState, "The match after the change, as the caller sees it.",
-                    links=links_same_match("getMatch", "getLegalMoves", "act",
-                                           "streamEvents")),
+                    links=links_same_match(GET_MATCH, GET_LEGAL_MOVES, ACT, STREAM_EVENTS)),
         call=call, headers=NO_STORE,
     )
 
 
 OPERATIONS = (
     Operation(
-        id="createMatch", method="POST", path="/v1/matches", tag="matches",
+        id=CREATE_MATCH, method="POST", path="/v1/matches", tag="matches",
         summary="Create a match.",
         description="Returns one secret bearer token per anonymous human seat, shown only "
         "once (the `seatToken` credential of the other operations). With `seats`, send "
@@ -192,7 +203,7 @@ OPERATIONS = (
         body=CreateMatchRequest, status=201,
         reply=Reply(CreateMatchResponse, "Created.", headers={
             "Location": {"description": "The match URL.", "required": True,
-                         "schema": {"type": "string"}}}, links=_links_from_create()),
+                         "schema": {"type": "string"}}}, links=_links_from_create),
         call=create_match, order=("body", "credential"), headers=NO_STORE,
         location=lambda created: f"/v1/matches/{created.match_id}",
     ),
@@ -209,7 +220,7 @@ OPERATIONS = (
                       "`public`.", required=True),
                 *LIST_PARAMS),
         reply=Reply(LivePage, "A page of live matches.", links={
-            "GetMatch": {"operationId": "getMatch",
+            "GetMatch": {"operationId": GET_MATCH,
                          "parameters": {"path.matchId": "$response.body#/items/0/matchId"}}}),
         call=list_matches, headers=PRIVATE,
     ),
