@@ -19,8 +19,10 @@ from starlette.responses import Response
 
 from service.i18n import Lang
 from service.identity.callers import Credential
+from service.matches.models import InputModel
 
 from ..languages import lang_of
+from ..rest.http import read_body
 
 Budget = Literal["read", "act", "create", "stream"]
 """The rate-limit budget an operation is charged to (``service.api.rate_limits``)."""
@@ -163,8 +165,6 @@ class Context:
 
     async def read_body(self) -> Any:
         """The declared body, for a call that reads it itself (after checks of its own)."""
-        from .routes import body_of
-
         return await body_of(self.request, self.operation)
 
     @property
@@ -179,6 +179,16 @@ class Answered:
 
     value: Any
     status: int
+
+
+async def body_of(request: Request, operation: Operation) -> Any:
+    """The body as the operation declares it (an empty optional body reads as ``{}``)."""
+    model = operation.body
+    assert model is not None
+    if not operation.body_required and not await request.body():
+        assert issubclass(model, InputModel)
+        return model.model_validate({})
+    return await read_body(request, model)
 
 
 Call = Callable[[Context], Awaitable[Any]]

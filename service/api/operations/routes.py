@@ -12,11 +12,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from service.matches.models import InputModel
-
 from ..languages import lang_of, none_match, tagged
-from ..rest.http import read_body, token_of
-from .base import Answered, Context, Endpoint, Operation
+from ..rest.http import token_of
+from .base import Answered, Context, Endpoint, Operation, body_of
 
 _PARAM = re.compile(r"\{([A-Za-z]+)\}")
 
@@ -36,16 +34,6 @@ def route_path(operation: Operation) -> str:
         return "{" + _snake(name) + (":int" if name in integers else "") + "}"
 
     return _PARAM.sub(convert, operation.path)
-
-
-async def body_of(request: Request, operation: Operation) -> Any:
-    """The body as the operation declares it (an empty optional body reads as ``{}``)."""
-    model = operation.body
-    assert model is not None
-    if not operation.body_required and not await request.body():
-        assert issubclass(model, InputModel)
-        return model.model_validate({})
-    return await read_body(request, model)
 
 
 async def context_of(request: Request, operation: Operation) -> Context:
