@@ -24,10 +24,6 @@ MAX_RULES_VERSION_DIGITS = 9
 REF = "#/components/schemas/{model}"
 
 
-async def list_games(context: Context) -> Any:
-    return await context.state.match_service.catalogue()
-
-
 def rules_version_param(request: Request, name: str) -> int | None:
     """The ``rulesVersion`` query parameter: None when absent, else a positive integer (400
     ``malformed`` otherwise)."""
@@ -86,7 +82,7 @@ OPERATIONS = (
         codes=(), budget="read", security=PUBLIC, graphql=query("games"),
         reply=Reply(None, "Every hosted game.", content={"application/json": {"schema": {
             "type": "array", "items": {"$ref": "#/components/schemas/GameInfo"}}}}),
-        call=list_games,
+        call=lambda c: c.state.match_service.catalogue(),
     ),
     Operation(
         id="getGame", method="GET", path="/v1/games/{gameId}", tag="games",

@@ -6,8 +6,6 @@ a spectator code redeemed (``redeemInvitation``); the invited player's list
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.lobby.invitation_models import (
     Invitation,
     InvitationInfo,
@@ -27,7 +25,6 @@ from .base import (
     PLAYER_SECURITY,
     PRIVATE,
     PUBLIC,
-    Context,
     Operation,
     Param,
     Reply,
@@ -53,39 +50,6 @@ INVITATION_LINKS = {
 INVITE_USED = ("invite_not_found", "invite_expired", "invite_used_up", "invite_revoked")
 
 
-async def create_invitation(context: Context) -> Any:
-    return await context.state.invitation_service.create(
-        context.caller, context.path["match_id"], context.body)
-
-
-async def revoke_invitation(context: Context) -> Any:
-    return await context.state.invitation_service.revoke(
-        context.caller, context.path["match_id"], context.path["code"])
-
-
-async def get_invitation(context: Context) -> Any:
-    return await context.state.invitation_service.describe(context.path["code"])
-
-
-async def redeem_invitation(context: Context) -> Any:
-    return await context.state.invitation_service.redeem(context.path["code"])
-
-
-async def list_my_invitations(context: Context) -> Any:
-    return await context.state.invitation_service.mine(
-        context.caller, context.query["cursor"], context.query["limit"])
-
-
-async def accept_invitation(context: Context) -> Any:
-    return await context.state.invitation_service.accept(context.caller,
-                                                         context.path["invitation_id"])
-
-
-async def decline_invitation(context: Context) -> Any:
-    return await context.state.invitation_service.decline(context.caller,
-                                                          context.path["invitation_id"])
-
-
 OPERATIONS = (
     Operation(
         id="createInvitation", method="POST", path="/v1/matches/{matchId}/invitations",
@@ -101,7 +65,8 @@ OPERATIONS = (
         budget="act", security=OWNER, graphql=mutation(), params=(MATCH_ID,),
         body=InvitationRequest, status=201,
         reply=Reply(Invitation, "Made.", links=INVITATION_LINKS),
-        call=create_invitation, headers=NO_STORE,
+        call=lambda c: c.state.invitation_service.create(c.caller, c.path["match_id"], c.body),
+        headers=NO_STORE,
     ),
     Operation(
         id="revokeInvitation", method="DELETE",
@@ -111,7 +76,9 @@ OPERATIONS = (
         "match's creator or its app. Later uses: 410 `invite_revoked`.",
         codes=(*codes.READ, "forbidden", "invite_not_found"), budget="act", security=OWNER,
         graphql=mutation(), params=(MATCH_ID, CODE), reply=Reply(Invitation, "Revoked."),
-        call=revoke_invitation, headers=NO_STORE,
+        call=lambda c: c.state.invitation_service.revoke(
+            c.caller, c.path["match_id"], c.path["code"]),
+        headers=NO_STORE,
     ),
     Operation(
         id="getInvitation", method="GET", path="/v1/invitations/{code}", tag="lobby",
@@ -122,7 +89,8 @@ OPERATIONS = (
         codes=(*INVITE_USED, "rules_version_retired", "rules_version_unavailable",
                "store_unavailable", "store_full"),
         budget="read", security=PUBLIC, graphql=query("invitation"), params=(CODE,),
-        reply=Reply(InvitationInfo, "The invitation."), call=get_invitation,
+        reply=Reply(InvitationInfo, "The invitation."),
+        call=lambda c: c.state.invitation_service.describe(c.path["code"]),
         headers=NO_STORE,
     ),
     Operation(
@@ -135,7 +103,7 @@ OPERATIONS = (
                "rules_version_unavailable", "busy", "store_unavailable", "store_full"),
         budget="act", security=PUBLIC, graphql=mutation(), params=(CODE,), status=201,
         reply=Reply(SpectatorToken, "The token (shown once).", links=ACCEPT_LINK),
-        call=redeem_invitation, headers=NO_STORE,
+        call=lambda c: c.state.invitation_service.redeem(c.path["code"]), headers=NO_STORE,
     ),
     Operation(
         id="listMyInvitations", method="GET", path="/v1/me/invitations", tag="lobby",
@@ -148,7 +116,9 @@ OPERATIONS = (
                                          "maximum": MY_MATCHES_MAX,
                                          "default": MY_MATCHES_DEFAULT},
                       "The most items in the page.", parse=query_count)),
-        reply=Reply(PlayerInvitationsPage, "A page."), call=list_my_invitations,
+        reply=Reply(PlayerInvitationsPage, "A page."),
+        call=lambda c: c.state.invitation_service.mine(
+            c.caller, c.query["cursor"], c.query["limit"]),
         headers=PRIVATE,
     ),
     Operation(
@@ -159,7 +129,8 @@ OPERATIONS = (
                "match_cancelled", *INVITE_USED, "malformed"),
         budget="act", security=PLAYER_SECURITY, graphql=mutation(), params=(INVITATION_ID,),
         reply=Reply(MatchState, "The match after the join.", links=ACCEPT_LINK),
-        call=accept_invitation, headers=NO_STORE,
+        call=lambda c: c.state.invitation_service.accept(c.caller, c.path["invitation_id"]),
+        headers=NO_STORE,
     ),
     Operation(
         id="declineInvitation", method="POST",
@@ -167,6 +138,8 @@ OPERATIONS = (
         summary="Decline an invitation.", description="It leaves the player's list for good.",
         codes=(*codes.READ, "forbidden", *INVITE_USED), budget="act",
         security=PLAYER_SECURITY, graphql=mutation(), params=(INVITATION_ID,),
-        reply=Reply(Invitation, "Declined."), call=decline_invitation, headers=NO_STORE,
+        reply=Reply(Invitation, "Declined."),
+        call=lambda c: c.state.invitation_service.decline(c.caller, c.path["invitation_id"]),
+        headers=NO_STORE,
     ),
 )

@@ -70,16 +70,6 @@ def version_of(answer: Any) -> str:
     return str(answer.version)
 
 
-async def get_match(context: Context) -> Any:
-    return await context.state.match_service.get_state(context.path["match_id"],
-                                                        context.caller)
-
-
-async def get_legal_moves(context: Context) -> Any:
-    return await context.state.match_service.legal_moves(
-        context.path["match_id"], context.caller, context.lang)
-
-
 async def get_log(context: Context) -> Any:
     limit = context.query["limit"]
     return await context.state.match_service.log(
@@ -125,7 +115,8 @@ OPERATIONS = (
         reply=Reply(MatchState, "The caller's state.", headers=ETAG_HEADER,
                     links=links_same_match(GET_LEGAL_MOVES, GET_LOG)),
         more=NOT_MODIFIED,
-        call=get_match, headers=PRIVATE, etag=version_of, revalidate=True,
+        call=lambda c: c.state.match_service.get_state(c.path["match_id"], c.caller),
+        headers=PRIVATE, etag=version_of, revalidate=True,
     ),
     Operation(
         id=GET_LEGAL_MOVES, method="GET", path="/v1/matches/{matchId}/legal-moves",
@@ -136,7 +127,8 @@ OPERATIONS = (
         params=(MATCH_ID, if_none_match()),
         reply=Reply(LegalMoves, "Legal moves.", headers=ETAG_HEADER, links=ACT_LINK),
         more=NOT_MODIFIED,
-        call=get_legal_moves, headers=PRIVATE, etag=version_of, revalidate=True,
+        call=lambda c: c.state.match_service.legal_moves(c.path["match_id"], c.caller, c.lang),
+        headers=PRIVATE, etag=version_of, revalidate=True,
     ),
     Operation(
         id=ACT, method="POST", path="/v1/matches/{matchId}/actions", tag="matches",

@@ -84,38 +84,13 @@ def _page(context: Context) -> dict[str, Any]:
             "limit": query["limit"]}
 
 
-async def create_player(context: Context) -> Any:
-    return await context.state.player_service.create_guest(context.body)
-
-
-async def get_me(context: Context) -> Any:
-    return await context.state.player_service.me(context.caller)
-
-
 async def delete_me(context: Context) -> Any:
     return await context.state.player_service.delete_me(context.caller)
-
-
-async def list_my_matches(context: Context) -> Any:
-    return await context.state.player_service.my_matches(context.caller, **_page(context))
-
-
-async def list_app_player_matches(context: Context) -> Any:
-    return await context.state.player_service.app_matches(
-        context.caller, context.query["player"], **_page(context))
-
-
-async def get_app_player(context: Context) -> Any:
-    return await context.state.player_service.app_player(context.caller, context.path["sub"])
 
 
 async def delete_app_player(context: Context) -> Any:
     return await context.state.player_service.delete_app_player(context.caller,
                                                                  context.path["sub"])
-
-
-async def create_feed_ticket(context: Context) -> Any:
-    return await context.state.player_service.issue_feed_ticket(context.caller)
 
 
 FEED_DESCRIPTION = (
@@ -154,13 +129,15 @@ OPERATIONS = (
                                 "seats": [{"player": "$response.body#/id"},
                                           {"bot": "random"}]},
             }}),
-        call=create_player, headers=NO_STORE,
+        call=lambda c: c.state.player_service.create_guest(c.body), headers=NO_STORE,
     ),
     Operation(
         id="getMe", method="GET", path="/v1/me", tag="players",
         summary="The calling player.", codes=codes.PLAYER, budget="read",
         security=PLAYER_SECURITY, graphql=query("me"),
-        reply=Reply(PlayerOut, "The player."), call=get_me, headers=PRIVATE,
+        reply=Reply(PlayerOut, "The player."),
+        call=lambda c: c.state.player_service.me(c.caller),
+        headers=PRIVATE,
     ),
     Operation(
         id="deleteMe", method="DELETE", path="/v1/me", tag="players",
@@ -180,7 +157,9 @@ OPERATIONS = (
         "null.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
         graphql=query("myMatches"), params=PAGE_PARAMS,
-        reply=Reply(MyMatchesPage, "A page."), call=list_my_matches, headers=PRIVATE,
+        reply=Reply(MyMatchesPage, "A page."),
+        call=lambda c: c.state.player_service.my_matches(c.caller, **_page(c)),
+        headers=PRIVATE,
     ),
     Operation(
         id="streamPlayerEvents", method="GET", path="/v1/me/events", tag="players",
@@ -214,7 +193,9 @@ OPERATIONS = (
         codes=codes.PLAYER, budget="act", security=PLAYER_SECURITY,
         graphql=rest_only("only an EventSource needs it: GraphQL subscriptions carry the "
                           "credential in connection_init"),
-        reply=Reply(StreamTicket, "The ticket."), call=create_feed_ticket, headers=NO_STORE,
+        reply=Reply(StreamTicket, "The ticket."),
+        call=lambda c: c.state.player_service.issue_feed_ticket(c.caller),
+        headers=NO_STORE,
     ),
     Operation(
         id="listAppPlayerMatches", method="GET", path="/v1/apps/me/matches", tag="apps",
@@ -224,7 +205,8 @@ OPERATIONS = (
         params=(Param("player", "query", {"type": "string", "minLength": 1, "maxLength": 64},
                       "The player's id.", required=True, parse=player_param),
                 *PAGE_PARAMS),
-        reply=Reply(MyMatchesPage, "A page."), call=list_app_player_matches,
+        reply=Reply(MyMatchesPage, "A page."),
+        call=lambda c: c.state.player_service.app_matches(c.caller, c.query["player"], **_page(c)),
         headers=PRIVATE,
     ),
     Operation(
@@ -234,7 +216,7 @@ OPERATIONS = (
         "and for one of another app alike.",
         codes=(*codes.APP, "player_not_found"), budget="read", security=APP_SECURITY,
         graphql=query("appPlayer"), params=(SUB,), reply=Reply(PlayerOut, "The player."),
-        call=get_app_player, headers=PRIVATE,
+        call=lambda c: c.state.player_service.app_player(c.caller, c.path["sub"]), headers=PRIVATE,
     ),
     Operation(
         id="deleteAppPlayer", method="DELETE", path="/v1/apps/me/players/{sub}", tag="apps",

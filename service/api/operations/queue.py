@@ -3,8 +3,6 @@ and long-polled (``getQueueTicket``), the queue left (``leaveQueue``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 
 from service.errors import ApiError
@@ -50,15 +48,6 @@ async def enqueue(context: Context) -> Answered:
     return Answered(ticket, 201 if created else 200)
 
 
-async def get_queue_ticket(context: Context) -> Any:
-    return await context.state.queue_service.poll(context.caller, context.path["ticket"],
-                                                  context.query["wait"])
-
-
-async def leave_queue(context: Context) -> Any:
-    return await context.state.queue_service.leave(context.caller, context.path["ticket"])
-
-
 OPERATIONS = (
     Operation(
         id="enqueue", method="POST", path="/v1/queue", tag="lobby",
@@ -89,7 +78,9 @@ OPERATIONS = (
                                                 "maximum": WAIT_MAX_SECONDS, "default": 0},
                               "Seconds to wait for a match (ASCII digits).",
                               parse=wait_param)),
-        reply=Reply(QueueTicket, "The ticket."), call=get_queue_ticket, headers=NO_STORE,
+        reply=Reply(QueueTicket, "The ticket."),
+        call=lambda c: c.state.queue_service.poll(c.caller, c.path["ticket"], c.query["wait"]),
+        headers=NO_STORE,
     ),
     Operation(
         id="leaveQueue", method="DELETE", path="/v1/queue/{ticket}", tag="lobby",
@@ -98,6 +89,8 @@ OPERATIONS = (
         "answer says so).",
         codes=(*codes.CREDENTIALS, "forbidden", "ticket_not_found"), budget="act",
         security=PLAYER_SECURITY, graphql=mutation(), params=(TICKET,),
-        reply=Reply(QueueTicket, "The ticket after."), call=leave_queue, headers=NO_STORE,
+        reply=Reply(QueueTicket, "The ticket after."),
+        call=lambda c: c.state.queue_service.leave(c.caller, c.path["ticket"]),
+        headers=NO_STORE,
     ),
 )

@@ -47,12 +47,6 @@ async def hand_seat_to_bot(context: Context) -> Any:
     return await service.hand_seat_to_bot(match_id, token, body.kind, seat)
 
 
-async def resign_seat(context: Context) -> Any:
-    # No credential: the service's 401 (it words what resigning needs).
-    return await context.state.match_service.resign(
-        context.path["match_id"], context.caller, seat_of(context))
-
-
 async def reclaim_seat(context: Context) -> Any:
     return await context.state.match_service.reclaim_seat(
         context.path["match_id"], context.caller, seat_of(context))
@@ -92,7 +86,8 @@ OPERATIONS = (
         budget="act", security=WRITE_SECURITY, graphql=mutation(),
         params=(MATCH_ID, seat_param("Your seat.")),
         reply=Reply(MatchState, "Resigned.", headers=ETAG_HEADER),
-        call=resign_seat, etag=version_of, headers=NO_STORE,
+        call=lambda c: c.state.match_service.resign(c.path["match_id"], c.caller, seat_of(c)),
+        etag=version_of, headers=NO_STORE,
     ),
     Operation(
         id="reclaimSeat", method="POST", path="/v1/matches/{matchId}/seats/{seat}/reclaim",

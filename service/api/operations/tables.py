@@ -136,14 +136,6 @@ async def rematch_match(context: Context) -> Any:
     return await context.state.rematch.rematch(context.caller, context.path["match_id"])
 
 
-async def list_lobby(context: Context) -> Any:
-    return await context.state.table_service.lobby(context.caller, **_filters(context))
-
-
-async def list_matches(context: Context) -> Any:
-    return await context.state.table_service.live(context.caller, **_filters(context))
-
-
 def _links_from_create() -> dict[str, Any]:
     """Where a new match leads (a function: ``players`` is declared after this module)."""
     from .players import LIST_MY_MATCHES
@@ -222,7 +214,7 @@ OPERATIONS = (
         reply=Reply(LivePage, "A page of live matches.", links={
             "GetMatch": {"operationId": GET_MATCH,
                          "parameters": {"path.matchId": "$response.body#/items/0/matchId"}}}),
-        call=list_matches, headers=PRIVATE,
+        call=lambda c: c.state.table_service.live(c.caller, **_filters(c)), headers=PRIVATE,
     ),
     Operation(
         id="listLobby", method="GET", path="/v1/lobby", tag="lobby",
@@ -236,7 +228,7 @@ OPERATIONS = (
         reply=Reply(LobbyPage, "A page of the lobby.", links={
             "JoinMatch": {"operationId": "joinMatch",
                           "parameters": {"path.matchId": "$response.body#/items/0/matchId"}}}),
-        call=list_lobby, headers=PRIVATE,
+        call=lambda c: c.state.table_service.lobby(c.caller, **_filters(c)), headers=PRIVATE,
     ),
     _table_change(
         "joinMatch", "join", "Take an open seat of a waiting match.",
