@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -22,9 +22,10 @@ from service.api.languages import ContentLanguage, lang_of
 from service.api.logs import install as redact_logged_credentials
 from service.api.middleware import BodyLimit, RequestMetrics
 from service.api.openapi import build_openapi
+from service.api.operations import OPERATIONS, Operation
 from service.api.problems import problem_response
 from service.api.proxies import TrustedProxyHeaders
-from service.api.rate_limits import RateLimits, build_limits, formed_quota
+from service.api.rate_limits import Budgets, RateLimits, build_limits, formed_quota
 from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
 from service.composition import EMBEDDED_WORKER, build_services, open_store, replay_budget
@@ -106,10 +107,10 @@ class SkylineApp(Starlette):
         return RequestIds(super().build_middleware_stack(), trusted=self.trusted_proxies)
 
 
-def create_app(store: MatchStore | None = None, *, settings: Settings | None = None) -> Starlette:
-    """The Skyline ASGI app. ``store``: an open store (tests); else one from ``settings``
-    (default: ``Settings()``, which reads ``SKYLINE_*``). The services come from
-    ``service.composition.build_services``, like every command's."""
+def create_app(store: MatchStore | None = None, *, settings: Settings | None = None,
+               operations: Sequence[Operation] = OPERATIONS) -> Starlette:
+    """The Skyline ASGI app. ``store``: an open store (tests); else one from ``settings``.
+    ``operations``: the REST operations served (routes, OpenAPI document, budgets)."""
     settings = settings or Settings()
     redact_logged_credentials()  # ?ticket= never in the access log (issue 15)
     own_store = store is None
@@ -121,14 +122,13 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
                           key_prefix=settings.redis_prefix)
     services.queue.count_formed = formed_quota(limits)  # quick match counts quotas (issue 31)
     routes: list[BaseRoute] = [
-        *rest_routes(),
+        *rest_routes(operations),
         *graphql_routes(services.matches, allowed_origins=list(settings.cors_origins),
                         players=services.players),
     ]
-    from service.api.rest.pictures import picture_routes  # board.svg (issue 6)
     from service.web import web_routes  # the reference client at /play (issue 6)
 
-    routes += [*picture_routes(), *web_routes()]
+    routes += web_routes()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -171,7 +171,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
             max_age=600,
         ),
         # Inside CORS (a browser may read a 429's headers), before anything reads a body.
-        Middleware(RateLimits, limits=limits),
+        Middleware(RateLimits, limits=limits, budgets=Budgets.of(operations)),
         Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
     ]
     app = SkylineApp(
@@ -200,5 +200,5 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     from service.workers.heartbeat import worker_check
 
     app.state.worker_check = worker_check  # /readyz's worker check (api.rest.ops)
-    app.state.openapi = build_openapi()
+    app.state.openapi = build_openapi(operations)
     return app

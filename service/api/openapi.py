@@ -1,4 +1,7 @@
-"""The OpenAPI 3.1 document, built from the wire models and the registered engines.
+"""The OpenAPI 3.1 document, built from the operation table (``service.api.operations``:
+each operation's path item), the wire models and the registered engines; here only what is
+not per operation: components (schemas, security schemes, headers), info, and what every
+operation shares (problems, languages, rate-limit headers).
 
 The service models hold per-game values as ``Any``; here they are narrowed to the union of
 every registered engine's ``View`` / ``Action``, and match creation becomes one variant per
@@ -9,6 +12,7 @@ the schema admits is one the server accepts (except moves the rules refuse at th
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, create_model
@@ -16,8 +20,15 @@ from pydantic.json_schema import models_json_schema
 
 from service import games
 from service.api import problem_codes
+from service.api.operations import OPERATIONS, Operation
+from service.api.operations.base import (
+    APP_KEY,
+    PLAYER_JWT,
+    PLAYER_TOKEN,
+    SEAT_TOKEN,
+)
 from service.catalogue import catalogue_models
-from service.errors import CODES, Problem
+from service.errors import Problem
 from service.games.base import Engine
 from service.lobby.invitation_models import (
     Invitation as InvitationOut,
@@ -28,17 +39,14 @@ from service.lobby.invitation_models import (
     PlayerInvitationsPage,
     SpectatorToken,
 )
-from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
+from service.lobby.models import EnqueueRequest, QueueTicket
 from service.lobby.table_models import (
-    LIST_DEFAULT,
-    LIST_MAX,
     JoinRequest,
     LivePage,
     LobbyPage,
     StartRequest,
 )
 from service.matches.models import (
-    LOG_PAGE_MAX,
     MAX_SEED,
     SEED_DESCRIPTION,
     ActRequest,
@@ -61,8 +69,6 @@ from service.matches.models import (
     Version,
 )
 from service.notify.models import (
-    DELIVERIES_DEFAULT,
-    DELIVERIES_MAX,
     CreateWebhookRequest,
     DeliveriesPage,
     PingQueued,
@@ -74,8 +80,6 @@ from service.notify.models import (
 from service.notify.models import Webhook as WebhookOut
 from service.players.models import (
     FEED_KINDS,
-    MY_MATCHES_DEFAULT,
-    MY_MATCHES_MAX,
     CreatePlayerRequest,
     DeletedPlayer,
     FeedEvent,
@@ -85,9 +89,7 @@ from service.players.models import (
 )
 
 REF = "#/components/schemas/{model}"
-MATCH_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 PROBLEM = "application/problem+json"
-SVG_MEDIA_TYPE = "image/svg+xml"
 
 REVOKED_CODE_DESCRIPTION = (
     "The problem code: `seat_handed_to_bot` (the seat went to a bot: a hand-over, a timeout, "
@@ -338,26 +340,15 @@ def _json(schema_ref: str, description: str = "", *, media: str = "application/j
     return response
 
 
-def _problems(*statuses: int, operation: str | None = None) -> dict[str, Any]:
-    """The problem responses of an operation: per status, the codes it can answer
-    (``problem_codes.OPERATION_CODES``), in the description and as ``x-problem-codes``; on
-    an operation that asks the rules, 422 adds the games' ``x-refusal-codes``.
-
-    ``operation``: its statuses come from its codes (``statuses`` then adds more); without
-    it, each status lists every service code of that status."""
+def _problems(codes: tuple[str, ...], *, refuses: bool = False) -> dict[str, Any]:
+    """The problem responses of an operation answering ``codes``: per status, its codes,
+    in the description and as ``x-problem-codes``; on an operation that asks the rules
+    (``refuses``), 422 adds the games' ``x-refusal-codes``."""
     out: dict[str, Any] = {}
-    if operation is not None:
-        statuses = tuple(sorted({*problem_codes.statuses_for(operation), *statuses}))
-    for status in statuses:
-        if operation is not None:
-            codes = problem_codes.codes_for(operation, status)
-        else:
-            codes = [code for code, (s, _) in CODES.items() if s == status]
-        description = "Problem: " + ", ".join(f"`{c}`" for c in codes) if codes else "Problem"
-        refuses = status == 422 and (
-            operation is None or operation in problem_codes.REFUSING_OPERATIONS
-        )
-        if refuses:
+    for status in problem_codes.statuses_of(codes, refuses):
+        listed = problem_codes.codes_of(codes, status)
+        description = "Problem: " + ", ".join(f"`{c}`" for c in listed) if listed else "Problem"
+        if status == 422 and refuses:
             description += (
                 "; or the rules refuse the move: the game's refusal code (`x-refusal-codes`, "
                 "docs/codes.md)"
@@ -368,11 +359,39 @@ def _problems(*statuses: int, operation: str | None = None) -> dict[str, Any]:
             response["headers"] = {
                 "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
             }
-        response["x-problem-codes"] = codes
-        if refuses:
+        response["x-problem-codes"] = listed
+        if status == 422 and refuses:
             response["x-refusal-codes"] = problem_codes.refusal_extension()
         out[str(status)] = response
     return out
+
+
+def operation_item(operation: Operation) -> dict[str, Any]:
+    """The OpenAPI operation object of ``operation``, from its declaration."""
+    item: dict[str, Any] = {
+        "operationId": operation.id, "summary": operation.summary, "tags": [operation.tag],
+        "security": [dict(s) for s in operation.security],
+        "responses": {str(operation.status): operation.reply.document(),
+                      **operation.more,
+                      **_problems(problem_codes.with_rate_limited(operation.codes),
+                                  refuses=operation.refusals)},
+    }
+    if operation.description:
+        item["description"] = operation.description
+    if operation.params:
+        item["parameters"] = [p.document() for p in operation.params]
+    if operation.body is not None:
+        item["requestBody"] = {"required": operation.body_required, "content": {
+            "application/json": {"schema": {"$ref": REF.format(model=operation.body.__name__)}}}}
+    return item
+
+
+def operation_paths(operations: Sequence[Operation]) -> dict[str, Any]:
+    """The path items of ``operations``."""
+    paths: dict[str, Any] = {}
+    for operation in operations:
+        paths.setdefault(operation.path, {})[operation.method.lower()] = operation_item(operation)
+    return paths
 
 
 def _problem_schema(schemas: dict[str, Any]) -> None:
@@ -387,19 +406,6 @@ def _problem_schema(schemas: dict[str, Any]) -> None:
     code["x-extensible-enum"] = known
 
 
-MATCH_ID_PARAM = {
-    "name": "matchId",
-    "in": "path",
-    "required": True,
-    "description": "The match id from POST /v1/matches.",
-    "schema": {"type": "string", "pattern": MATCH_ID_PATTERN},
-}
-ETAG = {"ETag": {"description": 'The match version, quoted ("7").', "required": True,
-                 "schema": {"type": "string"}}}
-SEAT_TOKEN = "seatToken"
-PLAYER_TOKEN = "playerToken"
-PLAYER_JWT = "playerJwt"
-APP_KEY = "appKey"
 SECURITY_SCHEMES = {
     SEAT_TOKEN: {
         "type": "http",
@@ -442,334 +448,6 @@ SECURITY_SCHEMES = {
         "key is 401 `credential_revoked`.",
     },
 }
-PLAYER_SECURITY: list[dict[str, list[str]]] = [{PLAYER_TOKEN: []}, {PLAYER_JWT: []}]
-"""A player's own operations (``/v1/me``)."""
-APP_SECURITY: list[dict[str, list[str]]] = [{APP_KEY: []}]
-READ_SECURITY: list[dict[str, list[str]]] = [
-    {}, {SEAT_TOKEN: []}, *PLAYER_SECURITY, *APP_SECURITY,
-]
-"""A read: a spectator without credentials, a seat with its token, a player (its seat, or a
-spectator where it has none), or the match's app."""
-WRITE_SECURITY: list[dict[str, list[str]]] = [{SEAT_TOKEN: []}, *PLAYER_SECURITY]
-CREATE_SECURITY: list[dict[str, list[str]]] = [{}, *APP_SECURITY, *PLAYER_SECURITY]
-"""What creating a match accepts, as optional alternatives: nothing (anonymous seats), the
-app's key or a player credential (seating players, lobby tables). docs/decisions.md, "The
-contract declares what each handler accepts"."""
-PUBLIC: list[dict[str, list[str]]] = []
-"""No credentials (and none looked at)."""
-
-
-def _links_from_create() -> dict[str, Any]:
-    # The seat token is a credential (a security scheme), not a parameter a link could
-    # carry: clients and the stateful tests bring the token of the created match themselves.
-    params = {"path.matchId": "$response.body#/matchId"}
-    links: dict[str, Any] = {
-        name: {"operationId": op, "parameters": params}
-        for name, op in [
-            ("GetMatch", "getMatch"), ("GetLegalMoves", "getLegalMoves"),
-            ("Act", "act"), ("GetLog", "getLog"), ("StreamEvents", "streamEvents"),
-        ]
-    }
-    # A match seating the caller (a player) is in its "my matches" from now on.
-    links["ListMyMatches"] = {"operationId": "listMyMatches"}
-    # A match created with open seats waits for players: they join it, its creator may
-    # start it early or cancel it.
-    for name, op in [("JoinMatch", "joinMatch"), ("StartMatch", "startMatch"),
-                     ("CancelMatch", "cancelMatch")]:
-        links[name] = {"operationId": op, "parameters": params}
-    return links
-
-
-def _links_same_match(*targets: str) -> dict[str, Any]:
-    params = {"path.matchId": "$request.path.matchId"}
-    return {
-        target[0].upper() + target[1:]: {"operationId": target, "parameters": params}
-        for target in targets
-    }
-
-
-def _if_none_match(description: str = "A previous ETag: 304 while the version is unchanged."
-                   ) -> dict[str, Any]:
-    return {"name": "If-None-Match", "in": "header", "required": False,
-            "description": description, "schema": {"type": "string"}}
-
-
-def _paths() -> dict[str, Any]:
-    act_link = {
-        "PlayALegalMove": {
-            "operationId": "act",
-            "parameters": {"path.matchId": "$request.path.matchId"},
-            "requestBody": {"action": "$response.body#/moves/0",
-                            "expectedVersion": "$response.body#/version"},
-        }
-    }
-    return {
-        "/v1/games": {"get": {
-            "operationId": "listGames", "summary": "The catalogue of games.", "tags": ["games"],
-            "security": PUBLIC,
-            "responses": {"200": {"description": "Every hosted game.", "content": {
-                "application/json": {"schema": {"type": "array", "items": {
-                    "$ref": "#/components/schemas/GameInfo"}}}}}},
-        }},
-        "/v1/matches": {"get": _live_list(), "post": {
-            "operationId": "createMatch", "summary": "Create a match.", "tags": ["matches"],
-            "description": "Returns one secret bearer token per anonymous human seat, shown "
-            "only once (the `seatToken` credential of the other operations). With `seats`, "
-            "send `Authorization: Bearer` with the app's key (`appKey`: it seats any of its "
-            "players and users) or a player credential (`playerToken`, `playerJwt`: the "
-            "player itself, and bots); those seats get no token: the player's own credential "
-            "acts for them. Without `seats` no credential is needed.",
-            "security": CREATE_SECURITY,
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/CreateMatchRequest"}}}},
-            "responses": {
-                "201": _json("CreateMatchResponse", "Created.", headers={
-                    "Location": {"description": "The match URL.", "required": True,
-                                 "schema": {"type": "string"}}},
-                    links=_links_from_create()),
-                **_problems(operation="createMatch"),
-            },
-        }},
-        "/v1/matches/{matchId}": {"get": {
-            "operationId": "getMatch", "summary": "The match as the caller may see it.",
-            "tags": ["matches"],
-            "description": "Without a token: the spectator's view.",
-            "security": READ_SECURITY,
-            "parameters": [MATCH_ID_PARAM, _if_none_match()],
-            "responses": {
-                "200": _json("MatchState", "The caller's state.", headers=ETAG,
-                             links=_links_same_match("getLegalMoves", "getLog")),
-                "304": {"description": "Not modified.", "headers": ETAG},
-                **_problems(operation="getMatch"),
-            },
-        }},
-        "/v1/matches/{matchId}/legal-moves": {"get": {
-            "operationId": "getLegalMoves", "summary": "The caller's legal moves now.",
-            "tags": ["matches"],
-            "description": "A spectator (no token) has no moves. The ETag is the version: "
-            "send it back as `If-None-Match` for a 304 while nothing has moved.",
-            "security": READ_SECURITY,
-            "parameters": [MATCH_ID_PARAM, _if_none_match()],
-            "responses": {
-                "200": _json("LegalMoves", "Legal moves.", headers=ETAG, links=act_link),
-                "304": {"description": "Not modified.", "headers": ETAG},
-                **_problems(operation="getLegalMoves"),
-            },
-        }},
-        "/v1/matches/{matchId}/actions": {"post": {
-            "operationId": "act", "summary": "Play a move.", "tags": ["matches"],
-            "security": WRITE_SECURITY,
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "If-Match", "in": "header", "required": False,
-                "description": "Pin the version: `*` or ETags as received (`\"7\"`, quoted). "
-                "Compared strongly: a weak tag (`W/\"7\"`) never matches (412), and an "
-                "unquoted value is malformed (400). 412 when the match moved on.",
-                # No `pattern`: the syntax is HTTP's (RFC 9110 8.8.3), which tools know by
-                # the header's name (schemathesis cannot generate a header value matching a
-                # pattern that needs `"`, and would send a wrong one as a valid one).
-                "schema": {"type": "string"}}, {
-                "name": "Idempotency-Key", "in": "header", "required": False,
-                "description": "A retry with the same key returns the first result.",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 255}}],
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/ActRequest"}}}},
-            "responses": {
-                "200": _json("ActResponse", "Applied.", headers=ETAG,
-                             links=_links_same_match("getMatch", "getLegalMoves", "getLog")),
-                **_problems(operation="act"),
-            },
-        }},
-        "/v1/matches/{matchId}/seats/{seat}/bot": {"post": {
-            "operationId": "handSeatToBot", "summary": "Hand your seat to a bot (you leave).",
-            "tags": ["matches"],
-            "description": "Authorized by that seat's token, which stops working: from now on "
-            "the bot worker plays the seat. Answers the match as a spectator sees it. The "
-            "hand-over is a version of its own (a log entry with `seat: null`).",
-            "security": WRITE_SECURITY,
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "seat", "in": "path", "required": True, "description": "Your seat.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/HandSeatRequest"}}}},
-            "responses": {
-                "200": _json("MatchState", "Handed over.", headers=ETAG),
-                **_problems(operation="handSeatToBot"),
-            },
-        }},
-        "/v1/matches/{matchId}/seats/{seat}/resign": {"post": {
-            "operationId": "resignSeat", "summary": "Resign your seat (you are out).",
-            "tags": ["matches"],
-            "description": "Authorized by that seat's token or its player's credential. The "
-            "seat is out of the match (ranked last) and a random bot plays it on, so that "
-            "the rules stay whole; with fewer than two seats still in, the match ends "
-            "(`termination: resign`). The seat's token stops working (401 "
-            "`seat_handed_to_bot`); it cannot be taken back (409 `seat_forfeited`, also for "
-            "a second resignation). Another seat's credential: 403 `not_your_seat`. A "
-            "version of its own (a `resign` log entry with `seat: null`). Answers the match "
-            "as a spectator sees it. No body (or `{}`).",
-            "security": WRITE_SECURITY,
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "seat", "in": "path", "required": True, "description": "Your seat.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
-            "responses": {
-                "200": _json("MatchState", "Resigned.", headers=ETAG),
-                **_problems(operation="resignSeat"),
-            },
-        }},
-        "/v1/matches/{matchId}/seats/{seat}/reclaim": {"post": {
-            "operationId": "reclaimSeat", "summary": "Take back a seat a bot took over.",
-            "tags": ["matches"],
-            "description": "For a seat handed to a bot, or taken by one at a timeout under "
-            "the `bot` policy (not a forfeited seat: 409 `seat_forfeited`; a seat no bot "
-            "took over: 409 `seat_not_away`). Who held it takes it back: its player's "
-            "credential (the seat is bound to it again; no token in the answer), its old "
-            "seat token or the match's app key (a new seat token, shown only once). Anyone "
-            "else: 403 `not_your_seat`. The bot stops at once; a version of its own (a "
-            "`seat_reclaimed` log entry with `seat: null`). Answers the match as the seat "
-            "sees it. No body.",
-            "security": [*WRITE_SECURITY, *APP_SECURITY],
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "seat", "in": "path", "required": True, "description": "The seat.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
-            "responses": {
-                "200": _json("ReclaimSeatResponse", "Taken back.", headers=ETAG),
-                **_problems(operation="reclaimSeat"),
-            },
-        }},
-        "/v1/matches/{matchId}/stream-tickets": {"post": {
-            "operationId": "createStreamTicket", "tags": ["matches"],
-            "summary": "A short-lived ticket to open your seat's event stream.",
-            "description": "For clients that cannot send the seat token on the event stream "
-            "(a browser's EventSource sends no headers of its own): open `streamEvents` with "
-            "`?ticket=<ticket>` instead of the token. A ticket names this seat of this match, "
-            "is accepted on the event stream only, until `expiresAt` (a minute by default), "
-            "and stops working when the seat's token does. Fetch one per connection. "
-            "Spectators need none: they open the stream without credentials (401 "
-            "`unauthorized` here). No body.",
-            "security": WRITE_SECURITY,
-            "parameters": [MATCH_ID_PARAM],
-            "responses": {
-                "200": _json("StreamTicket", "The ticket."),
-                **_problems(operation="createStreamTicket"),
-            },
-        }},
-        "/v1/matches/{matchId}/log": {"get": {
-            "operationId": "getLog", "summary": "Versions after `after`, as the caller may see "
-            "them.", "tags": ["matches"],
-            "description": "A page of at most `limit` versions: to read the whole history, "
-            "ask again with `after` = `nextAfter` until it is null.",
-            "security": READ_SECURITY,
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "after", "in": "query", "required": False,
-                "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}, {
-                "name": "limit", "in": "query", "required": False,
-                "description": "The most entries in the page; `nextAfter` is where the next "
-                "one starts.",
-                "schema": {"type": "integer", "minimum": 1, "maximum": LOG_PAGE_MAX,
-                           "default": LOG_PAGE_MAX}}],
-            "responses": {"200": _json("LogPage", "Log entries."),
-                          **_problems(operation="getLog")},
-        }},
-        "/v1/matches/{matchId}/events": {"get": {
-            "operationId": "streamEvents", "tags": ["matches"],
-            "summary": "Server-Sent Events: the caller's state at each new version.",
-            "description": "Each event (`MatchStreamEvent`, the schema of one event): `event: "
-            "state`, `id: <version>`, `data: <MatchState JSON>`. A fresh stream starts with "
-            "the current state; `Last-Event-ID` (or `?after=`) sends every later version "
-            "first -- up to the server's resume window (default 100 versions) behind; further "
-            "behind, one `snapshot` event of the current state instead (the log has the "
-            "versions in between). `mode=patch` sends a `snapshot` first, then `patch` "
-            "events (RFC 6902 operations from the previous event's state), and a `snapshot` "
-            "again every `snapshotEvery` versions and whenever no patch can be made. Event "
-            "names are an open list: ignore unknown ones. The stream ends after the final "
-            "state (and, on a server started with `--sse-max-seconds`, after that long: "
-            "reconnect with `Last-Event-ID`, nothing is lost); a seat's stream whose "
-            "credential stops reading the seat (checked at every version) ends with `event: "
-            "revoked`, `data: {\"code\": \"seat_handed_to_bot\"}` when the seat went to a bot, "
-            "`credential_revoked` when its token was renewed or its player left; a stopping "
-            "server ends it with a `retry:` delay; 204 when nothing can follow. Streams are "
-            "capped per client (429 `too_many_streams`) and per server (503 `replica_full`), "
-            "both with `Retry-After`. Responses are compressed (gzip, br) when "
-            "`Accept-Encoding` asks, each event flushed at once.",
-            "security": READ_SECURITY,
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "after", "in": "query", "required": False,
-                "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED, "default": 0}}, {
-                "name": "Last-Event-ID", "in": "header", "required": False,
-                "schema": {"type": "string", "pattern": r"^[0-9]{0,15}$"}}, {
-                "name": "mode", "in": "query", "required": False,
-                "description": "`full`: each version's whole state; `patch`: JSON Patches "
-                "between snapshots (smaller; for mobile clients).",
-                "schema": {"type": "string", "enum": ["full", "patch"], "default": "full"}}, {
-                "name": "snapshotEvery", "in": "query", "required": False,
-                "description": "Patch mode: a whole `snapshot` after this many versions.",
-                "schema": {"type": "integer", "minimum": 1, "maximum": 10_000,
-                           "default": 50}}, {
-                "name": "ticket", "in": "query", "required": False,
-                "description": "A stream ticket (`createStreamTicket`) instead of the seat "
-                "token, for clients that cannot send it (a browser's EventSource sends no "
-                "headers of its own): the stream is that seat's. Accepted here only, for the "
-                "match it was issued for, until its `expiresAt` (401 `ticket_invalid`: fetch a "
-                "new one, for every reconnection too, passing `after=<last id>`). Not with the "
-                "seat token as well (400 `malformed`).",
-                "schema": {"type": "string", "maxLength": 200}}],
-            "responses": {
-                "200": {"description": "An event stream; its schema is that of one event "
-                        "(OpenAPI 3.2's `itemSchema`).",
-                        "content": {"text/event-stream": {"schema": {
-                            "$ref": "#/components/schemas/" + STREAM_EVENT}}}},
-                "204": {"description": "The match is finished and the caller has seen it all."},
-                **_problems(operation="streamEvents"),
-            },
-        }},
-        **_board_svg_path(),
-        **_catalogue_path(),
-        **_player_paths(),
-        **_queue_paths(),
-        **_table_paths(),
-        **_invitation_paths(),
-        **_webhook_paths(),
-        "/healthz": {"get": {
-            "operationId": "healthz", "summary": "Liveness.", "tags": ["ops"],
-            "security": PUBLIC,
-            "responses": {"200": {"description": "Alive.", "content": {"application/json": {
-                "schema": {"type": "object", "properties": {"status": {"type": "string"}},
-                           "required": ["status"]}}}}},
-        }},
-        "/readyz": {"get": {
-            "operationId": "readyz",
-            "summary": "Readiness: the store answers; a worker beats (else degraded).",
-            "tags": ["ops"],
-            "security": PUBLIC,
-            "responses": {"200": {
-                "description": "Serving: `ready`, or `degraded` (still in rotation) when a "
-                "check failed (`checks`: each with its `status` and `reason`), e.g. no "
-                "worker has written a heartbeat for `--worker-stale-seconds`.",
-                "content": {"application/json": {"schema": {
-                    "type": "object",
-                    "properties": {
-                        "status": {"type": "string", "enum": ["ready", "degraded"]},
-                        "checks": {"type": "object", "additionalProperties": {
-                            "type": "object",
-                            "properties": {
-                                "status": {"type": "string", "enum": ["ok", "degraded"]},
-                                "reason": {"type": "string"},
-                                "workers": {"type": ["integer", "null"]},
-                                "lastBeatSecondsAgo": {"type": ["number", "null"]},
-                            },
-                            "required": ["status"]}},
-                    },
-                    "required": ["status", "checks"]}}}},
-                **_problems(operation="readyz")},
-        }},
-        "/metrics": {"get": {
-            "operationId": "metrics", "summary": "Prometheus metrics.", "tags": ["ops"],
-            "security": PUBLIC,
-            "responses": {"200": {"description": "Prometheus text format.", "content": {
-                "text/plain": {"schema": {"type": "string"}}}}},
-        }},
-    }
-
 
 def _feed_event_body() -> type[BaseModel]:
     """A wrapper whose one field is the player feed's event union (published under the
@@ -778,546 +456,9 @@ def _feed_event_body() -> type[BaseModel]:
     return create_model("PlayerFeedEventBody", __base__=BaseModel, body=(event, ...))
 
 
-def _page_params() -> list[dict[str, Any]]:
-    return [{
-        "name": "status", "in": "query", "required": False,
-        "description": "Only the matches of this status (`waiting`: open seats; `cancelled`: "
-                       "never started).",
-        "schema": {"type": "string", "enum": ["waiting", "active", "finished", "cancelled"]}}, {
-        "name": "turn", "in": "query", "required": False,
-        "description": "`mine`: only matches where the player's seat may act now.",
-        "schema": {"type": "string", "enum": ["mine"]}}, {
-        "name": "cursor", "in": "query", "required": False,
-        "description": "`nextCursor` of the previous page.",
-        "schema": {"type": "string", "maxLength": 200}}, {
-        "name": "limit", "in": "query", "required": False,
-        "description": "The most items in the page.",
-        "schema": {"type": "integer", "minimum": 1, "maximum": MY_MATCHES_MAX,
-                   "default": MY_MATCHES_DEFAULT}}]
-
-
-SUB_PARAM = {
-    "name": "sub", "in": "path", "required": True,
-    "description": "The app's own user id (the `sub` of its JWTs).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
-}
-
-
-def _player_paths() -> dict[str, Any]:
-    return {
-        "/v1/players": {"post": {
-            "operationId": "createPlayer", "summary": "A guest player: a name, a token.",
-            "tags": ["players"],
-            "description": "Returns the player's secret token (`skp_…`), shown only once: the "
-            "`playerToken` credential. `appId` names the app the guest plays in (omitted: the "
-            "default app); an app that takes no guests answers 403 `guests_disabled`.",
-            "security": PUBLIC,
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/CreatePlayerRequest"}}}},
-            "responses": {
-                "201": _json("PlayerCreated", "Created.", links={
-                    "GetMe": {"operationId": "getMe"},
-                    "ListMyMatches": {"operationId": "listMyMatches"},
-                    "SeatThePlayer": {
-                        "operationId": "createMatch",
-                        "description": "A New York 1901 match with the player in seat 0 "
-                        "(authorized by the player's own token) and a bot in seat 1.",
-                        "requestBody": {"game": "ny1901",
-                                        "seats": [{"player": "$response.body#/id"},
-                                                  {"bot": "random"}]},
-                    }}),
-                **_problems(operation="createPlayer"),
-            },
-        }},
-        "/v1/me": {
-            "get": {
-                "operationId": "getMe", "summary": "The calling player.", "tags": ["players"],
-                "security": PLAYER_SECURITY,
-                "responses": {"200": _json("PlayerOut", "The player."),
-                              **_problems(operation="getMe")},
-            },
-            "delete": {
-                "operationId": "deleteMe", "summary": "A guest leaves for good.",
-                "tags": ["players"],
-                "description": "Revokes the player's token and gives it a neutral name "
-                "everywhere, in every match it sits in (each a version of its own, a "
-                "`seat_renamed` log entry); the matches keep their moves. An app's user is "
-                "deleted by its app (403 `forbidden` here).",
-                "security": PLAYER_SECURITY,
-                "responses": {"200": _json("DeletedPlayer", "Deleted."),
-                              **_problems(operation="deleteMe")},
-            },
-        },
-        "/v1/me/matches": {"get": {
-            "operationId": "listMyMatches", "summary": "The calling player's matches.",
-            "tags": ["players"],
-            "description": "Newest created first, a page at a time: follow `nextCursor` until "
-            "it is null.",
-            "security": PLAYER_SECURITY,
-            "parameters": _page_params(),
-            "responses": {"200": _json("MyMatchesPage", "A page."),
-                          **_problems(operation="listMyMatches")},
-        }},
-        "/v1/apps/me/matches": {"get": {
-            "operationId": "listAppPlayerMatches", "summary": "One of the app's players' "
-            "matches (server to server).", "tags": ["apps"],
-            "security": APP_SECURITY,
-            "parameters": [{
-                "name": "player", "in": "query", "required": True,
-                "description": "The player's id.",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 64}},
-                *_page_params()],
-            "responses": {"200": _json("MyMatchesPage", "A page."),
-                          **_problems(operation="listAppPlayerMatches")},
-        }},
-        "/v1/apps/me/players/{sub}": {
-            "get": {
-                "operationId": "getAppPlayer", "summary": "The player of one of the app's "
-                "users, by its user id.", "tags": ["apps"],
-                "description": "404 `player_not_found` for a user that never signed in (nor "
-                "was seated) and for one of another app alike.",
-                "security": APP_SECURITY,
-                "parameters": [SUB_PARAM],
-                "responses": {"200": _json("PlayerOut", "The player."),
-                              **_problems(operation="getAppPlayer")},
-            },
-            "delete": {
-                "operationId": "deleteAppPlayer", "summary": "One of the app's users leaves "
-                "for good.", "tags": ["apps"],
-                "description": "Like `deleteMe`: its JWTs are refused from now on "
-                "(`credential_revoked`) and its name becomes a neutral one everywhere.",
-                "security": APP_SECURITY,
-                "parameters": [SUB_PARAM],
-                "responses": {"200": _json("DeletedPlayer", "Deleted."),
-                              **_problems(operation="deleteAppPlayer")},
-            },
-        },
-        "/v1/me/events": {"get": {
-            "operationId": "streamPlayerEvents", "tags": ["players"],
-            "summary": "Server-Sent Events: everything that concerns the player, across all "
-            "its matches.",
-            "description": "One connection for all the player's matches. Each event: `id: "
-            "<seq>` (the feed's number), `event: <kind>` (`your_turn` when one of the "
-            "player's seats becomes active, `match_started`, `match_finished` with the "
-            "result, `seat_changed`, `timed_out` when a seat's time ran out; an open list: "
-            "ignore kinds you do not know), `data: "
-            "<JSON>` (`PlayerFeedEvent`). Events come in version order per match, each once, "
-            "even when a replica dies. Resume with `Last-Event-ID` (or `?after=`): the feed "
-            "keeps at least the last 1,000 events or 7 days; from further back, or from an "
-            "id it never gave, the stream starts with `event: reset` (`data: {\"kind\": "
-            "\"reset\", \"last\": <seq>}`): re-read `listMyMatches`, then carry on. Without "
-            "either, the stream starts with what comes next. Browsers pass a feed ticket "
-            "(`createFeedTicket`) as `?ticket=` instead of the credential.",
-            "security": PLAYER_SECURITY,
-            "parameters": [{
-                "name": "after", "in": "query", "required": False,
-                "schema": {"type": "integer", "minimum": 0, "maximum": MAX_SEED}}, {
-                "name": "Last-Event-ID", "in": "header", "required": False,
-                "schema": {"type": "string", "pattern": r"^[0-9]{0,15}$"}}, {
-                "name": "ticket", "in": "query", "required": False,
-                "description": "A feed ticket (`createFeedTicket`) instead of the player's "
-                "credential, for clients that cannot send it (EventSource). Not with the "
-                "credential as well (400 `malformed`).",
-                "schema": {"type": "string", "maxLength": 256}}],
-            "responses": {
-                "200": {"description": "An event stream; its schema is that of one event.",
-                        "content": {"text/event-stream": {"schema": {
-                            "$ref": "#/components/schemas/PlayerStreamEvent"}}}},
-                **_problems(operation="streamPlayerEvents"),
-            },
-        }},
-        "/v1/me/stream-tickets": {"post": {
-            "operationId": "createFeedTicket", "tags": ["players"],
-            "summary": "A short-lived ticket to open the player's event feed.",
-            "description": "For a browser's EventSource, which cannot send the player's "
-            "credential: open `streamPlayerEvents` with `?ticket=<ticket>`. A ticket names "
-            "the player, works until `expiresAt` (a minute by default) and dies with the "
-            "player. Fetch one per (re)connection. No body.",
-            "security": PLAYER_SECURITY,
-            "responses": {"200": _json("StreamTicket", "The ticket."),
-                          **_problems(operation="createFeedTicket")},
-        }},
-        "/v1/matches/{matchId}/seats/{seat}/token": {"post": {
-            "operationId": "renewSeatToken", "summary": "A new token for a seat bound to a "
-            "player (recovery, rotation).", "tags": ["matches"],
-            "description": "The seat's player recovers a token for its own seat (a lost one "
-            "stops working); the match's app key rotates any player seat's. Each is a "
-            "version of its own (a `seat_token_renewed` log entry). No body.",
-            "security": [*PLAYER_SECURITY, *APP_SECURITY],
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "seat", "in": "path", "required": True, "description": "The seat.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
-            "responses": {"200": _json("SeatToken", "The new token (shown once)."),
-                          **_problems(operation="renewSeatToken")},
-        }},
-    }
-
-
-TICKET_PARAM = {
-    "name": "ticket", "in": "path", "required": True,
-    "description": "The ticket (`enqueue`'s answer).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
-}
-
-
-def _queue_paths() -> dict[str, Any]:
-    return {
-        "/v1/queue": {"post": {
-            "operationId": "enqueue", "summary": "Quick match: queue the calling player.",
-            "tags": ["lobby"],
-            "description": "Puts the player in the queue of its app for `game`, `players` "
-            "seats, the current rules version and `options` after defaults; as soon as "
-            "enough compatible players wait, one match is created with them (each gets "
-            "`match_started` in its feed). 201 with a new ticket; 200 with the ticket the "
-            "player already holds in that queue (one per player per queue). Only players "
-            "queue (a seat token or an app key: 403 `forbidden`). Charged to the `create` "
-            "budget. See docs/lobby.md.",
-            "security": PLAYER_SECURITY,
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/EnqueueRequest"}}}},
-            "responses": {
-                "201": _json("QueueTicket", "Queued (possibly matched at once)."),
-                "200": _json("QueueTicket", "The ticket the player already holds."),
-                **_problems(operation="enqueue"),
-            },
-        }},
-        "/v1/queue/{ticket}": {
-            "get": {
-                "operationId": "getQueueTicket", "summary": "A quick-match ticket; "
-                "long-polls while it waits.", "tags": ["lobby"],
-                "description": "With `wait` (seconds, 0 to 60), a waiting ticket's answer "
-                "comes when it is matched or the wait ends, whichever is first. Each poll "
-                "keeps the ticket alive: one not polled for `pollWithinSeconds` expires. "
-                "Another player's ticket: 404 `ticket_not_found`.",
-                "security": PLAYER_SECURITY,
-                "parameters": [TICKET_PARAM, {
-                    "name": "wait", "in": "query", "required": False,
-                    "description": "Seconds to wait for a match (ASCII digits).",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": WAIT_MAX_SECONDS,
-                               "default": 0}}],
-                "responses": {"200": _json("QueueTicket", "The ticket."),
-                              **_problems(operation="getQueueTicket")},
-            },
-            "delete": {
-                "operationId": "leaveQueue", "summary": "Leave the queue.",
-                "tags": ["lobby"],
-                "description": "The ticket is `left`; a ticket already matched stays "
-                "`matched` (the answer says so).",
-                "security": PLAYER_SECURITY,
-                "parameters": [TICKET_PARAM],
-                "responses": {"200": _json("QueueTicket", "The ticket after."),
-                              **_problems(operation="leaveQueue")},
-            },
-        },
-    }
-
-
-def _table_op(op: str, summary: str, description: str, *, body: str | None = None,
-              security: list[dict[str, list[str]]] | None = None) -> dict[str, Any]:
-    operation: dict[str, Any] = {
-        "operationId": op, "summary": summary, "tags": ["lobby"], "description": description,
-        "security": security if security is not None else PLAYER_SECURITY,
-        "parameters": [MATCH_ID_PARAM],
-        "responses": {
-            "200": _json("MatchState", "The match after the change, as the caller sees it.",
-                         links=_links_same_match("getMatch", "getLegalMoves", "act",
-                                                 "streamEvents")),
-            **_problems(operation=op),
-        },
-    }
-    if body is not None:
-        operation["requestBody"] = {"required": False, "content": {"application/json": {
-            "schema": {"$ref": f"#/components/schemas/{body}"}}}}
-    return {"post": operation}
-
-
-def _list_params(extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [*extra, {
-        "name": "game", "in": "query", "required": False,
-        "description": "Only matches of this game (a game id; an unknown one lists nothing).",
-        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}, {
-        "name": "players", "in": "query", "required": False,
-        "description": "Only matches of this many seats.",
-        "schema": {"type": "integer", "minimum": 1, "maximum": 16}}, {
-        "name": "cursor", "in": "query", "required": False,
-        "description": "`nextCursor` of the previous page.",
-        "schema": {"type": "string", "maxLength": 200}}, {
-        "name": "limit", "in": "query", "required": False,
-        "description": "The most items in the page.",
-        "schema": {"type": "integer", "minimum": 1, "maximum": LIST_MAX,
-                   "default": LIST_DEFAULT}}]
-
-
-LIST_SECURITY: list[dict[str, list[str]]] = [*PLAYER_SECURITY, *APP_SECURITY]
-
-
-def _table_paths() -> dict[str, Any]:
-    owner = [*PLAYER_SECURITY, *APP_SECURITY]
-    return {
-        "/v1/matches/{matchId}/join": _table_op(
-            "joinMatch", "Take an open seat of a waiting match.",
-            "The calling player takes `seat` (omitted: the lowest open one). The join that "
-            "takes the last open seat starts the match (its seed drawn, `status: active`). A "
-            "version of its own in the log and on the event stream. 409 `seat_taken` (taken, "
-            "or the match filled), `already_seated`, `match_started`, `match_cancelled`; a "
-            "private match without an invitation: 404 as for a missing match. See "
-            "docs/lobby.md.", body="JoinRequest"),
-        "/v1/matches/{matchId}/leave": _table_op(
-            "leaveMatch", "Leave a waiting match.",
-            "The caller's seat is open again; the creator leaving cancels the match "
-            "(`cancelReason: creator_left`). A started match is not left this way (409 "
-            "`match_started`)."),
-        "/v1/matches/{matchId}/start": _table_op(
-            "startMatch", "Start a waiting match now (its creator).",
-            "Every open seat goes to a bot (`bot`, default greedy) and the game is set up. "
-            "Only the creator (or, for a match an app key created, that key).",
-            body="StartRequest", security=owner),
-        "/v1/matches/{matchId}/cancel": _table_op(
-            "cancelMatch", "Cancel a waiting match (its creator).",
-            "`status: cancelled`, `cancelReason: creator`; every seated player gets "
-            "`match_cancelled` in its feed.", security=owner),
-        "/v1/matches/{matchId}/rematch": _table_op(
-            "rematchMatch", "A finished match's rematch.",
-            "A waiting match with the same game, options, visibility, name and labels; the "
-            "seat order rotated (the former seat 1 moves first), bots re-seated, the caller "
-            "seated, every other human seat kept for its former player (`rematch_offered` in "
-            "its feed; it joins). Linked both ways (`rematchOf`, `rematch`); a second call, "
-            "by anyone, answers the same rematch. 409 `match_not_finished` before the end.",
-            security=[*PLAYER_SECURITY, *APP_SECURITY]),
-        "/v1/lobby": {"get": {
-            "operationId": "listLobby", "summary": "Waiting public matches of the caller's "
-            "app.", "tags": ["lobby"],
-            "description": "Newest first, filtered by game and seat count; each entry shows "
-            "who sits where, the open seats, the options, its age and whether its seed was "
-            "chosen -- never a seed or a hand. Matches that filled, started, were cancelled "
-            "or expired drop out.",
-            "security": LIST_SECURITY,
-            "parameters": _list_params([]),
-            "responses": {"200": _json("LobbyPage", "A page of the lobby.", links={
-                "JoinMatch": {"operationId": "joinMatch",
-                              "parameters": {"path.matchId": "$response.body#/items/0/matchId"}},
-            }), **_problems(operation="listLobby")},
-        }},
-    }
-
-
-CODE_PARAM = {
-    "name": "code", "in": "path", "required": True,
-    "description": "An invitation code (`ski_…` a seat's, `skv_…` a spectator's).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-}
-INVITATION_ID_PARAM = {
-    "name": "invitationId", "in": "path", "required": True,
-    "description": "The invitation's id (the `invited` feed event, GET /v1/me/invitations).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-}
-
-
-def _invitation_paths() -> dict[str, Any]:
-    owner = [*PLAYER_SECURITY, *APP_SECURITY]
-    accept_link = {"GetMatch": {"operationId": "getMatch",
-                                "parameters": {"path.matchId": "$response.body#/matchId"}}}
-    return {
-        "/v1/matches/{matchId}/invitations": {"post": {
-            "operationId": "createInvitation", "summary": "Invite a player, or make a code.",
-            "tags": ["lobby"],
-            "description": "`{\"player\": id}` invites that player of the app to a waiting "
-            "match (its feed gets `invited`; it accepts through /v1/me/invitations). Else a "
-            "code: a seat code (`ski_…`, used with joinMatch's `invite`; `uses`, "
-            "`expiresInSeconds`, `seat`) or, with `spectate: true`, a spectator code "
-            "(`skv_…`, any match not cancelled; redeemed for a spectator token). Codes are "
-            "shown once, never seat tokens. A player seated in the match or the app's key "
-            "may invite. docs/lobby.md.",
-            "security": owner,
-            "parameters": [MATCH_ID_PARAM],
-            "requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/InvitationRequest"}}}},
-            "responses": {"201": _json("Invitation", "Made.", links={
-                "GetInvitation": {"operationId": "getInvitation",
-                                  "parameters": {"path.code": "$response.body#/code"}},
-                "RevokeInvitation": {"operationId": "revokeInvitation", "parameters": {
-                    "path.matchId": "$request.path.matchId",
-                    "path.code": "$response.body#/code"}}}),
-                **_problems(operation="createInvitation")},
-        }},
-        "/v1/matches/{matchId}/invitations/{code}": {"delete": {
-            "operationId": "revokeInvitation", "summary": "Revoke a code or an invitation.",
-            "tags": ["lobby"],
-            "description": "By its code (or a player's invitation by its id): the inviter, "
-            "the match's creator or its app. Later uses: 410 `invite_revoked`.",
-            "security": owner,
-            "parameters": [MATCH_ID_PARAM, CODE_PARAM],
-            "responses": {"200": _json("Invitation", "Revoked."),
-                          **_problems(operation="revokeInvitation")},
-        }},
-        "/v1/invitations/{code}": {"get": {
-            "operationId": "getInvitation", "summary": "What a code invites to.",
-            "tags": ["lobby"],
-            "description": "The code is the credential: no other needed. The match's game, "
-            "seats, name and status -- nothing hidden. 410 `invite_expired`, "
-            "`invite_used_up`, `invite_revoked`; 404 `invite_not_found`.",
-            "security": PUBLIC,
-            "parameters": [CODE_PARAM],
-            "responses": {"200": _json("InvitationInfo", "The invitation."),
-                          **_problems(operation="getInvitation")},
-        }},
-        "/v1/invitations/{code}/redeem": {"post": {
-            "operationId": "redeemInvitation", "summary": "A spectator code for a spectator "
-            "token.", "tags": ["lobby"],
-            "description": "One use of the code: a spectator token (`sks_…`) that reads "
-            "its match (`Authorization: Bearer`), private or not, and nothing else. A seat "
-            "code: 400 (it is used through joinMatch).",
-            "security": PUBLIC,
-            "parameters": [CODE_PARAM],
-            "responses": {"201": _json("SpectatorToken", "The token (shown once).",
-                                       links=accept_link),
-                          **_problems(operation="redeemInvitation")},
-        }},
-        "/v1/me/invitations": {"get": {
-            "operationId": "listMyInvitations", "summary": "Invitations to the calling "
-            "player, still open.", "tags": ["lobby"],
-            "security": PLAYER_SECURITY,
-            "parameters": [
-                {"name": "cursor", "in": "query", "required": False,
-                 "description": "`nextCursor` of the previous page.",
-                 "schema": {"type": "string", "maxLength": 200}},
-                {"name": "limit", "in": "query", "required": False,
-                 "description": "The most items in the page.",
-                 "schema": {"type": "integer", "minimum": 1, "maximum": MY_MATCHES_MAX,
-                            "default": MY_MATCHES_DEFAULT}}],
-            "responses": {"200": _json("PlayerInvitationsPage", "A page."),
-                          **_problems(operation="listMyInvitations")},
-        }},
-        "/v1/me/invitations/{invitationId}/accept": {"post": {
-            "operationId": "acceptInvitation", "summary": "Accept: take the seat (a join).",
-            "tags": ["lobby"], "description": "As joinMatch with the invitation.",
-            "security": PLAYER_SECURITY,
-            "parameters": [INVITATION_ID_PARAM],
-            "responses": {"200": _json("MatchState", "The match after the join.",
-                                       links=accept_link),
-                          **_problems(operation="acceptInvitation")},
-        }},
-        "/v1/me/invitations/{invitationId}/decline": {"post": {
-            "operationId": "declineInvitation", "summary": "Decline an invitation.",
-            "tags": ["lobby"], "description": "It leaves the player's list for good.",
-            "security": PLAYER_SECURITY,
-            "parameters": [INVITATION_ID_PARAM],
-            "responses": {"200": _json("Invitation", "Declined."),
-                          **_problems(operation="declineInvitation")},
-        }},
-    }
-
-
-WEBHOOK_ID_PARAM = {
-    "name": "webhookId", "in": "path", "required": True,
-    "description": "The endpoint's id (`we_…`, createWebhook's `id`).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
-}
-
-
-def _webhook_op(op: str, summary: str, description: str, answer: dict[str, Any], *,
-                body: str | None = None, params: list[dict[str, Any]] | None = None,
-                status: str = "200") -> dict[str, Any]:
-    operation: dict[str, Any] = {
-        "operationId": op, "summary": summary, "tags": ["webhooks"],
-        "description": description + " Needs the app's key (docs/clocks-and-notifications.md).",
-        "security": APP_SECURITY, "parameters": params if params is not None
-        else [WEBHOOK_ID_PARAM],
-        "responses": {status: answer, **_problems(operation=op)},
-    }
-    if body is not None:
-        operation["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": {"$ref": REF.format(model=body)}}}}
-    return operation
-
-
-def _webhook_paths() -> dict[str, Any]:
-    by_id = {"webhookId": "$response.body#/id"}
-    links = {
-        "GetWebhook": {"operationId": "getWebhook", "parameters": by_id},
-        "PingWebhook": {"operationId": "pingWebhook", "parameters": by_id},
-        "ListWebhookDeliveries": {"operationId": "listWebhookDeliveries",
-                                  "parameters": by_id},
-    }
-    return {
-        "/v1/apps/me/webhooks": {
-            "get": _webhook_op("listWebhooks", "The app's webhook endpoints.",
-                               "Oldest first; secrets are never shown again.",
-                               _json("WebhookList", "The endpoints."), params=[]),
-            "post": _webhook_op(
-                "createWebhook", "A new webhook endpoint (its signing secret shown once).",
-                "Events of the app's matches are POSTed to `url`, signed as Standard "
-                "Webhooks with the answer's `secret` (`whsec_…`, shown only now). Refusals: "
-                "`webhook_url_not_https`, `webhook_url_forbidden` (the URL points inside a "
-                "private network), `bad_webhook` (an unknown event kind, `warnBeforeSeconds` "
-                "out of range, too many endpoints).",
-                _json("WebhookCreated", "Created.", links=links), body="CreateWebhookRequest",
-                params=[], status="201"),
-        },
-        "/v1/apps/me/webhooks/{webhookId}": {
-            "get": _webhook_op("getWebhook", "One webhook endpoint.",
-                               "Its settings and health (`enabled`, `failures`).",
-                               _json("Webhook", "The endpoint.")),
-            "patch": _webhook_op("updateWebhook", "Change an endpoint's URL, events or "
-                                 "warning time.", "Fields left out stay as they are.",
-                                 _json("Webhook", "The endpoint after the change."),
-                                 body="UpdateWebhookRequest"),
-            "delete": _webhook_op("deleteWebhook", "Delete an endpoint.",
-                                  "Nothing more is sent to it; deliveries still pending are "
-                                  "dropped.", _json("Webhook", "The endpoint, deleted.")),
-        },
-        "/v1/apps/me/webhooks/{webhookId}/ping": {"post": _webhook_op(
-            "pingWebhook", "Send a `ping` event to the endpoint.",
-            "The event is queued (202) and delivered like any other; its id is the "
-            "delivery's `webhook-id` and names it in the delivery log. No body.",
-            _json("PingQueued", "Queued."), status="202")},
-        "/v1/apps/me/webhooks/{webhookId}/enable": {"post": _webhook_op(
-            "enableWebhook", "Enable an endpoint the server disabled.",
-            "After a run of failed deliveries the server disables an endpoint (`enabled: "
-            "false`); this turns it back on and forgets the run. No body.",
-            _json("Webhook", "The endpoint, enabled."))},
-        "/v1/apps/me/webhooks/{webhookId}/rotate-secret": {"post": _webhook_op(
-            "rotateWebhookSecret", "A new signing secret (shown once).",
-            "The old secret signs nothing from now on. No body.",
-            _json("WebhookSecret", "The new secret."))},
-        "/v1/apps/me/webhooks/{webhookId}/deliveries": {"get": _webhook_op(
-            "listWebhookDeliveries", "The endpoint's delivery log, newest first.",
-            "One item per attempt: the event, its attempt number, when, the HTTP status or "
-            "the error, how long it took and when the next attempt is due. Follow "
-            "`nextCursor` (as `cursor`) for older ones; at least the last 1,000 attempts "
-            "or 3 days are kept.",
-            _json("DeliveriesPage", "A page of attempts."), params=[WEBHOOK_ID_PARAM, {
-                "name": "cursor", "in": "query", "required": False,
-                "description": "`nextCursor` of the previous page.",
-                "schema": {"type": "string", "maxLength": 20}}, {
-                "name": "limit", "in": "query", "required": False,
-                "description": "The most items in the page.",
-                "schema": {"type": "integer", "minimum": 1, "maximum": DELIVERIES_MAX,
-                           "default": DELIVERIES_DEFAULT}}])},
-    }
-
-
-def _live_list() -> dict[str, Any]:
-    return {
-        "operationId": "listMatches", "summary": "Live public matches of the caller's app, "
-        "to spectate.", "tags": ["lobby"],
-        "description": "Only `status=active&visibility=public` is listed (a player's own "
-        "matches: GET /v1/me/matches). Newest first; finished ones drop out.",
-        "security": LIST_SECURITY,
-        "parameters": _list_params([
-            {"name": "status", "in": "query", "required": True,
-             "description": "`active`.", "schema": {"type": "string", "enum": ["active"]}},
-            {"name": "visibility", "in": "query", "required": True,
-             "description": "`public`.", "schema": {"type": "string", "enum": ["public"]}}]),
-        "responses": {"200": _json("LivePage", "A page of live matches.", links={
-            "GetMatch": {"operationId": "getMatch",
-                         "parameters": {"path.matchId": "$response.body#/items/0/matchId"}},
-        }), **_problems(operation="listMatches")},
-    }
-
-
-def build_openapi() -> dict[str, Any]:
-    """The OpenAPI 3.1 document for the engines registered now (deterministic)."""
+def build_openapi(operations: Sequence[Operation] = OPERATIONS) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``operations`` for the engines registered now
+    (deterministic)."""
     models = document_models()
     _, top = models_json_schema(list(models.values()), ref_template=REF)
     schemas: dict[str, Any] = dict(top.get("$defs", {}))
@@ -1327,7 +468,8 @@ def build_openapi() -> dict[str, Any]:
     schemas["CreateMatchRequest"]["title"] = "CreateMatchRequest"
     _require_discriminators(schemas, schemas)
     _problem_schema(schemas)
-    paths = _declare_languages(_declare_rate_limits(_declare_public(_paths())))
+    paths = operation_paths(operations)
+    paths = _declare_languages(_declare_rate_limits(paths))
     _optional_without_default(schemas, request_bodies(paths))
     schemas.update(_stream_event_schemas())
     feed = schemas.pop("PlayerFeedEventBody")["properties"]["body"]
@@ -1352,17 +494,6 @@ def build_openapi() -> dict[str, Any]:
             "headers": RATE_LIMIT_HEADER_DOCS,
         },
     }
-
-
-def _declare_public(paths: dict[str, Any]) -> dict[str, Any]:
-    """An operation that never answers 401 looks at no credential: it says so
-    (``security: []``). Every other one declares its own (``READ_SECURITY`` or
-    ``WRITE_SECURITY``; ``tests/api/test_openapi_contract.py`` checks)."""
-    for item in paths.values():
-        for operation in item.values():
-            if "security" not in operation and "401" not in operation.get("responses", {}):
-                operation["security"] = PUBLIC
-    return paths
 
 
 LANGUAGE_PARAMETERS: list[dict[str, Any]] = [
@@ -1433,10 +564,7 @@ def _declare_rate_limits(paths: dict[str, Any]) -> dict[str, Any]:
     when to retry (``Retry-After``); ``service/api/rate_limits.py``."""
     for item in paths.values():
         for operation in item.values():
-            responses = operation.setdefault("responses", {})
-            for status, problem in _problems(operation=operation["operationId"]).items():
-                responses.setdefault(status, problem)  # 429 on the operations without others
-            for status, response in responses.items():
+            for status, response in operation["responses"].items():
                 headers = {**response.get("headers", {}), **RATE_LIMIT_HEADERS}
                 if status == "429":
                     headers["Retry-After"] = {
@@ -1656,86 +784,3 @@ def _player_stream_schemas() -> dict[str, Any]:
     }
     return {"PlayerStreamKnownEvent": known_event, "PlayerStreamRevokedEvent": revoked,
             "PlayerStreamOtherEvent": other, "PlayerStreamEvent": stream}
-
-
-def _board_svg_path() -> dict[str, Any]:
-    """The path item of ``GET /v1/matches/{matchId}/board.svg`` (an SVG, not JSON)."""
-    return {
-        "/v1/matches/{matchId}/board.svg": {"get": {
-            "operationId": "getBoardSvg", "tags": ["matches"],
-            "summary": "The board as an SVG picture of the caller's view.",
-            "description": "Drawn from the caller's view only (no token: a spectator's). "
-            "`highlight` draws the caller's legal move of that index (as listed by "
-            "legal-moves at the same version) distinctly; out of range: 422 "
-            "`bad_highlight`.",
-            "security": READ_SECURITY,
-            "parameters": [MATCH_ID_PARAM, {
-                "name": "highlight", "in": "query", "required": False,
-                "description": "Index of one of the caller's legal moves.",
-                "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}},
-                _if_none_match("A previous ETag: 304 while unchanged.")],
-            "responses": {
-                "200": {
-                    "description": "The SVG document.",
-                    "headers": {"ETag": {
-                        "description": 'The version and highlight, quoted ("7-x", "7-3").',
-                        "required": True, "schema": {"type": "string"}}},
-                    "content": {SVG_MEDIA_TYPE: {"schema": {"type": "string"}}},
-                },
-                "304": {"description": "Not modified."},
-                **_problems(operation="getBoardSvg"),
-            },
-        }},
-    }
-
-
-def _catalogue_path() -> dict[str, Any]:
-    """The path item of ``GET /v1/games/{gameId}``: a game's component catalogue."""
-    models = catalogue_models()
-    refs = [{"$ref": REF.format(model=m.__name__)} for m in models]
-    tags = {m.model_fields["game"].default: REF.format(model=m.__name__) for m in models}
-    schema: dict[str, Any] = (
-        {"oneOf": refs, "discriminator": {"propertyName": "game", "mapping": tags}}
-        if refs else {"type": "object"}
-    )
-    cache = {"Cache-Control": {
-        "description": "`public, max-age=31536000, immutable` with `rulesVersion`; "
-        "`public, max-age=300` without.", "required": True, "schema": {"type": "string"}}}
-    etag = {"ETag": {"description": "A hash of the document, quoted: equal documents, equal "
-                     "tags.", "required": True, "schema": {"type": "string"}}}
-    return {
-        "/v1/games/{gameId}": {"get": {
-            "operationId": "getGame", "tags": ["games"],
-            "summary": "A game's component catalogue: board, tiles, cards and their texts.",
-            "description": "Everything a client draws or explains, for one rules version; "
-            "every id is the one views, moves, events and results use. With `rulesVersion` "
-            "(a match's `rulesVersion`) the document never changes: cache it for good. "
-            "Without it: the current rules version (`Content-Location` names its versioned "
-            "URL), cacheable for 5 minutes. `If-None-Match` with the `ETag`: 304. A game "
-            "that is not hosted: 404 `not_found`; a version the game lacks: 404 "
-            "`unknown_rules_version`; a `rulesVersion` that is no positive integer: 400 "
-            "`malformed`.",
-            "security": PUBLIC,
-            "parameters": [{
-                "name": "gameId", "in": "path", "required": True,
-                "description": "A game id from GET /v1/games.",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 64,
-                           "examples": sorted(tags)}}, {
-                "name": "rulesVersion", "in": "query", "required": False,
-                "description": "One of the game's rulesVersions (GET /v1/games); omitted: "
-                "the current one.",
-                "schema": {"type": "integer", "minimum": 1, "maximum": 999_999_999}},
-                _if_none_match("A previous ETag: 304 while the document is the same.")],
-            "responses": {
-                "200": {
-                    "description": "The catalogue: one schema per game (tag `game`).",
-                    "headers": {**etag, **cache, "Content-Location": {
-                        "description": "Without rulesVersion: the versioned URL of the "
-                        "document.", "schema": {"type": "string"}}},
-                    "content": {"application/json": {"schema": schema}},
-                },
-                "304": {"description": "Not modified.", "headers": {**etag, **cache}},
-                **_problems(operation="getGame"),
-            },
-        }},
-    }

@@ -1,4 +1,5 @@
-"""Which problem ``code`` each REST operation can answer, and the games' refusal codes.
+"""Which problem ``code`` each REST operation can answer (``OPERATION_CODES``, read from
+the operation table: ``service.api.operations``), and the games' refusal codes.
 
 The data behind the OpenAPI document's ``x-problem-codes`` / ``x-refusal-codes`` (and the
 problem responses each operation declares) and behind ``docs/codes.md``, whose tables
@@ -21,126 +22,21 @@ from service import games
 from service.errors import CODES, ApiError
 from service.games.refusals import Refusal, refusal_codes
 
-_BODY = ("malformed", "body_too_large", "unsupported_media_type")
-_JWT = (
-    "malformed_token", "token_expired", "token_not_yet_valid", "token_bad_signature",
-    "token_unknown_key", "token_bad_audience", "token_bad_issuer", "token_too_long_lived",
-)
-_CREDENTIALS = (
-    "unauthorized", "credential_revoked", "bad_name", *_JWT, "busy", "store_unavailable",
-    "store_full",
-)
-"""What checking a bearer credential may answer: a JWT signs its user in (its name is
-checked, its player written: ``busy``, ``store_unavailable``, ``store_full``). So every
-operation that writes (a match, a player) lists ``store_full``."""
-_PLAYER = _CREDENTIALS
-_READ = (
-    *_CREDENTIALS, "match_not_found", "rules_version_retired", "rules_version_unavailable",
-    "seat_handed_to_bot",
-)
-"""A match read: the caller's credential checked, then the match loaded (an old seat token
-of a seat a bot took over: ``seat_handed_to_bot``)."""
-_APP = _CREDENTIALS
-_WEBHOOK_URL = ("webhook_url_not_https", "webhook_url_forbidden")
+from .operations import OPERATIONS, codes
 
-OPERATION_CODES: dict[str, tuple[str, ...]] = {
-    "listGames": (),
-    "getGame": ("malformed", "not_found", "unknown_rules_version"),
-    "createMatch": (
-        *_BODY, *_CREDENTIALS, "unknown_game", "bad_player_count", "bad_options", "bad_bots",
-        "player_not_found", "quota_exceeded", "seed_not_allowed", "bad_time_control",
-        "bad_timeout_policy", "too_many_waiting_tables",
-    ),
-    "getMatch": _READ,
-    "getLegalMoves": _READ,
-    "act": (
-        *_BODY, *_READ, "not_your_turn", "match_finished", "version_conflict",
-        "match_not_started", "match_cancelled",
-        "idempotency_key_reused", "idempotency_key_expired", "precondition_failed",
-        "invalid_action", "forbidden",
-    ),
-    "handSeatToBot": (
-        *_BODY, *_READ, "not_found", "match_finished", "bad_bots", "forbidden",
-        "match_not_started", "match_cancelled",
-    ),
-    # Absent players (issue 18): a seat resigns, or is taken back from its bot.
-    "resignSeat": (
-        *_READ, "not_found", "match_finished", "forbidden", "match_not_started",
-        "match_cancelled", "seat_forfeited", "not_your_seat",
-    ),
-    "reclaimSeat": (
-        *_READ, "not_found", "match_finished", "match_not_started", "match_cancelled",
-        "seat_forfeited", "seat_not_away", "not_your_seat",
-    ),
-    "getLog": ("malformed", *_READ),
-    "streamEvents": ("malformed", *_READ, "too_many_streams", "replica_full", "ticket_invalid"),
-    "createStreamTicket": (*_READ, "forbidden"),
-    "getBoardSvg": ("malformed", *_READ, "bad_highlight", "no_picture"),
-    "createPlayer": (*_BODY, "bad_name", "unknown_app", "guests_disabled", "busy",
-                     "store_unavailable", "store_full"),
-    "getMe": _PLAYER,
-    "deleteMe": (*_PLAYER, "forbidden"),
-    "listMyMatches": (*_PLAYER, "malformed"),
-    "listAppPlayerMatches": (*_APP, "malformed", "player_not_found"),
-    "getAppPlayer": (*_APP, "player_not_found"),
-    "deleteAppPlayer": (*_APP, "player_not_found"),
-    "renewSeatToken": (*_READ, "forbidden", "match_not_started", "match_cancelled"),
-    "streamPlayerEvents": (*_PLAYER, "malformed", "ticket_invalid", "too_many_streams",
-                           "replica_full"),
-    "createFeedTicket": _PLAYER,
-    "enqueue": (
-        *_BODY, *_CREDENTIALS, "forbidden", "unknown_game", "bad_player_count", "bad_options",
-        "quota_exceeded",
-    ),
-    "getQueueTicket": (*_CREDENTIALS, "malformed", "forbidden", "ticket_not_found"),
-    "leaveQueue": (*_CREDENTIALS, "forbidden", "ticket_not_found"),
-    "joinMatch": (*_BODY, *_READ, "forbidden", "seat_taken", "already_seated",
-                  "match_started", "match_cancelled", "invite_not_found", "invite_expired",
-                  "invite_used_up", "invite_revoked"),
-    "leaveMatch": (*_READ, "forbidden", "match_started", "match_cancelled"),
-    "startMatch": (*_BODY, *_READ, "forbidden", "match_started", "match_cancelled",
-                   "bad_bots"),
-    "cancelMatch": (*_READ, "forbidden", "match_started", "match_cancelled"),
-    "createInvitation": (*_BODY, *_READ, "forbidden", "player_not_found", "already_seated",
-                         "seat_taken", "match_started", "match_cancelled", "quota_exceeded"),
-    "revokeInvitation": (*_READ, "forbidden", "invite_not_found"),
-    "getInvitation": ("invite_not_found", "invite_expired", "invite_used_up",
-                      "invite_revoked", "rules_version_retired", "rules_version_unavailable",
-                      "store_unavailable", "store_full"),
-    "redeemInvitation": ("malformed", "invite_not_found", "invite_expired", "invite_used_up",
-                         "invite_revoked", "rules_version_retired",
-                         "rules_version_unavailable", "busy", "store_unavailable",
-                         "store_full"),
-    "listMyInvitations": (*_PLAYER, "malformed"),
-    "acceptInvitation": (*_READ, "forbidden", "seat_taken", "already_seated", "match_started",
-                         "match_cancelled", "invite_not_found", "invite_expired",
-                         "invite_used_up", "invite_revoked", "malformed"),
-    "declineInvitation": (*_READ, "forbidden", "invite_not_found", "invite_expired",
-                          "invite_used_up",
-                          "invite_revoked"),
-    "rematchMatch": (*_READ, "forbidden", "match_not_finished"),
-    "listLobby": (*_CREDENTIALS, "malformed"),
-    "listMatches": (*_CREDENTIALS, "malformed"),
-    # Webhooks (issue 18): the app's key, then its endpoints document.
-    "listWebhooks": _APP,
-    "createWebhook": (*_BODY, *_APP, *_WEBHOOK_URL, "bad_webhook"),
-    "getWebhook": (*_APP, "webhook_not_found"),
-    "updateWebhook": (*_BODY, *_APP, *_WEBHOOK_URL, "bad_webhook", "webhook_not_found"),
-    "deleteWebhook": (*_APP, "webhook_not_found"),
-    "pingWebhook": (*_APP, "webhook_not_found"),
-    "enableWebhook": (*_APP, "webhook_not_found"),
-    "rotateWebhookSecret": (*_APP, "webhook_not_found"),
-    "listWebhookDeliveries": (*_APP, "malformed", "webhook_not_found"),
-    "healthz": (),
-    "readyz": ("store_unavailable",),
-    "metrics": (),
-}
-"""operationId -> the service codes (``service.errors.CODES``) it can answer."""
+_BODY, _CREDENTIALS, _READ = codes.BODY, codes.CREDENTIALS, codes.READ
+_PLAYER = _APP = codes.CREDENTIALS
+_WEBHOOK_URL = codes.WEBHOOK_URL
+
 RATE_LIMITED = "rate_limited"
 """Every operation may answer it (its budget spent: ``service/api/rate_limits.py``)."""
-OPERATION_CODES = {op: (*codes, RATE_LIMITED) for op, codes in OPERATION_CODES.items()}
+OPERATION_CODES: dict[str, tuple[str, ...]] = {
+    op.id: (*op.codes, RATE_LIMITED) for op in OPERATIONS
+}
+"""operationId -> the service codes (``service.errors.CODES``) it can answer, from the
+operation table (``service.api.operations``)."""
 
-REFUSING_OPERATIONS = ("act",)
+REFUSING_OPERATIONS = tuple(op.id for op in OPERATIONS if op.refusals)
 """Operations that ask the rules: their 422 also carries the games' refusal codes."""
 
 EVERY_OPERATION = ("internal",)
@@ -170,6 +66,27 @@ ILLEGAL_MOVE_STATUS = 422
 ILLEGAL_MOVE_TITLE = "Illegal move"
 REFUSAL_PLACEHOLDER = "a_refusal_code"
 """Stands for any game's refusal code (not a service code) where one is rendered."""
+
+
+def with_rate_limited(codes: tuple[str, ...]) -> tuple[str, ...]:
+    """An operation's codes as answered: ``rate_limited`` added (every operation has a
+    budget)."""
+    return (*codes, RATE_LIMITED)
+
+
+def codes_of(codes: tuple[str, ...], status: int | None = None) -> list[str]:
+    """The service codes among ``codes`` (with HTTP ``status``), in table order."""
+    return [code for code in CODES
+            if code in codes and (status is None or CODES[code][0] == status)]
+
+
+def statuses_of(codes: tuple[str, ...], refuses: bool = False) -> list[int]:
+    """The HTTP statuses of the problems ``codes`` are (422 too for an operation that asks
+    the rules), ascending."""
+    statuses = {CODES[code][0] for code in codes}
+    if refuses:
+        statuses.add(ILLEGAL_MOVE_STATUS)
+    return sorted(statuses)
 
 
 def codes_for(operation: str, status: int | None = None) -> list[str]:

@@ -1,9 +1,10 @@
 """Applying rate limits and quotas (``service.limits``) to HTTP and WebSocket requests.
 
-``RateLimits`` (ASGI middleware) charges every request to one budget: ``create`` (``POST
-/v1/matches``, ``POST /v1/players``, ``POST /v1/queue``), ``act`` (every other write),
-``stream`` (opening an event stream or a WebSocket) or ``read`` (everything else,
-``/graphql`` included), per client. A client is a credential only once this replica saw it
+``RateLimits`` (ASGI middleware) charges every request to one budget, the one its operation
+declares (``service.api.operations``: ``create`` for ``createMatch``, ``createPlayer``,
+``enqueue``; ``stream`` for the event streams; ``Budgets``), else ``act`` for a write and
+``read`` for anything else (``/graphql`` included); a WebSocket to ``stream``; per client.
+A client is a credential only once this replica saw it
 verified as a client of its own (``service.identity.checked``: an app key, an app's user's
 JWT, a seat token of a match an app key created; ``service.limits.verified``); every other
 request -- no credential, one not checked yet, one anyone may mint for nothing (a guest's
@@ -22,11 +23,12 @@ whom the live hub's per-client cap counts.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -52,9 +54,12 @@ from service.store import DocStore, MatchStore
 from .languages import lang_of_scope
 from .proxies import client_address
 
-_CREATE = ("/v1/matches", "/v1/players", "/v1/queue")
-_STREAM = re.compile(r"^/v1/(?:matches/[^/]+|me)/events$")
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
+WRITE_BUDGET = "act"
+"""The budget of a write no operation declares."""
+READ_BUDGET = "read"
+"""The budget of any other request no operation declares."""
+GRAPHQL = "/graphql"
 GUEST_TOKEN = "skp_"
 """A guest's player token (``service.players.auth``): minted by anyone, so counted per
 address as well."""
@@ -110,20 +115,72 @@ def build_limits(settings: LimitSettings, store: MatchStore, *, uri: str,
     )
 
 
-def budget_of(scope: Scope) -> str | None:
+class Charged(Protocol):
+    """What budgets read of an operation (``service.api.operations.Operation``)."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def budget(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Which budget each request is charged to, from the operation table: per method (a
+    method that writes nothing is looked up as GET), the paths whose operation's budget is
+    not the method's default (``act`` for a write, ``read`` otherwise)."""
+
+    literal: dict[tuple[str, str], str]
+    patterns: dict[str, list[tuple[re.Pattern[str], str]]]
+
+    @classmethod
+    def of(cls, operations: Iterable[Charged]) -> Budgets:
+        """From each operation's method, OpenAPI path and budget."""
+        literal: dict[tuple[str, str], str] = {}
+        patterns: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+        for method, path, budget in ((op.method, op.path, op.budget) for op in operations):
+            if budget == _default(method, path):
+                continue
+            if "{" not in path:
+                literal[method, path] = budget
+            else:
+                pattern = re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", path) + "$")
+                patterns.setdefault(method, []).append((pattern, budget))
+        return cls(literal, patterns)
+
+    def of_request(self, method: str, path: str) -> str:
+        method = method if method in _WRITES else "GET"
+        found = self.literal.get((method, path))
+        if found is not None:
+            return found
+        for pattern, budget in self.patterns.get(method, ()):
+            if pattern.match(path):
+                return budget
+        return _default(method, path)
+
+
+def _default(method: str, path: str) -> str:
+    return WRITE_BUDGET if method in _WRITES and path != GRAPHQL else READ_BUDGET
+
+
+@functools.cache
+def table_budgets() -> Budgets:
+    """The budgets of the operation table (``service.api.operations``)."""
+    from .operations import OPERATIONS
+
+    return Budgets.of(OPERATIONS)
+
+
+def budget_of(scope: Scope, budgets: Budgets | None = None) -> str | None:
     """The budget a request is charged to (None: not charged, a CORS preflight)."""
     if scope["type"] == "websocket":
         return "stream"
     method, path = scope["method"], scope["path"]
     if method == "OPTIONS":
         return None
-    if method == "POST" and path in _CREATE:
-        return "create"
-    if method in _WRITES and path != "/graphql":
-        return "act"
-    if _STREAM.match(path):
-        return "stream"
-    return "read"
+    return (budgets or table_budgets()).of_request(method, path)
 
 
 def _bearer(scope: Scope) -> str | None:
@@ -291,14 +348,15 @@ def stream_client(scope: MutableMapping[str, Any], credential: Credential,
 class RateLimits:
     """Charge each request to its budget (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, limits: Limits) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits, budgets: Budgets | None = None) -> None:
         self.app = app
         self.limiter = limits.rates
         self.verified = limits.verified
+        self.budgets = budgets or table_budgets()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limiter = self.limiter
-        budget = budget_of(scope) if scope["type"] in ("http", "websocket") else None
+        budget = budget_of(scope, self.budgets) if scope["type"] in ("http", "websocket") else None
         if limiter is None or budget is None:
             await self.app(scope, receive, send)
             return

@@ -76,12 +76,12 @@ SITES: dict[str, tuple[str, ...]] = {
                                               *LIST_OPS, "listMyInvitations",
                                               "listWebhookDeliveries"),
     "service/api/rest/http.py::entity_tags": ("act",),  # If-Match
-    "service/api/rest/games.py::rules_version_param": ("getGame",),
+    "service/api/operations/games.py::rules_version_param": ("getGame",),
     "service/catalogue/documents.py::catalogue_of": ("getGame",),  # GraphQL's `game` too
     "service/api/rest/ops.py::readyz": ("readyz",),
-    "service/api/rest/pictures.py::parse_highlight": ("getBoardSvg",),
-    "service/api/rest/seats.py::hand_seat_to_bot": ("handSeatToBot",),
-    "service/api/rest/seats.py::_seat": ("resignSeat", "reclaimSeat"),
+    "service/api/operations/pictures.py::parse_highlight": ("getBoardSvg",),
+    "service/api/operations/seats.py::hand_seat_to_bot": ("handSeatToBot",),
+    "service/api/operations/seats.py::seat_of": ("handSeatToBot", "resignSeat", "reclaimSeat"),
     # GraphQL's own checks: its operations answer what their REST twins answer.
     "service/api/graphql/mutations.py::build_mutation.Mutation.create_match.create":
         ("createMatch",),
@@ -123,8 +123,9 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/storage.py::MatchStorage.expire": MATCH_READ,  # from load: busy
     "service/matches/views.py::hidden": (*MATCH_READ,),
     # The lobby's tables (issue 17).
-    "service/api/rest/tables.py::_filters": LIST_OPS,
-    "service/api/rest/tables.py::live_matches": ("listMatches",),
+    "service/api/operations/tables.py::game_param": LIST_OPS,
+    "service/api/operations/tables.py::players_param": LIST_OPS,
+    "service/api/operations/tables.py::live_only": ("listMatches",),
     "service/lobby/lists.py::_limit": LIST_OPS,
 
     "service/lobby/tables.py::_app_of": LIST_OPS,
@@ -244,8 +245,8 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/rest/http.py::query_once": ("listMyMatches", "listAppPlayerMatches",
                                              *LIST_OPS, "listMyInvitations",
                                              "listWebhookDeliveries"),
-    "service/api/rest/players.py::_filters": ("listMyMatches", "listAppPlayerMatches"),
-    "service/api/rest/players.py::app_matches": ("listAppPlayerMatches",),
+    "service/api/operations/players.py::turn_param": ("listMyMatches", "listAppPlayerMatches"),
+    "service/api/operations/players.py::player_param": ("listAppPlayerMatches",),
     "service/matches/create.py::seats_of": ("createMatch",),
     "service/matches/seeds.py::check_chosen_seed": ("createMatch",),
     "service/matches/seat_players.py::SeatPlayers._seat": ("renewSeatToken",),
@@ -253,7 +254,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/seat_players.py::SeatPlayers.rename_player": (
         "deleteMe", "deleteAppPlayer"),
     # Quick match (issue 17).
-    "service/api/rest/queue.py::_wait": ("getQueueTicket",),
+    "service/api/operations/queue.py::wait_param": ("getQueueTicket",),
     "service/lobby/queue.py::QueueService._cas": QUEUE_OPS,
     "service/lobby/queue.py::QueueService.enqueue": ("enqueue",),
     "service/lobby/queue.py::QueueService.poll": ("getQueueTicket",),
@@ -283,7 +284,7 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/lobby/caps.py::WaitingTablesCap.take": ("createMatch",),
     "service/lobby/caps.py::_guard": ("createMatch",),
     # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
-    "service/api/rest/webhooks.py::webhooks_of": WEBHOOK_OPS,
+    "service/api/operations/webhooks.py::webhooks_of": WEBHOOK_OPS,
     "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
     "service/api/graphql/webhooks.py::_body": WEBHOOK_URL,
     "service/notify/service.py::_app_of": WEBHOOK_OPS,

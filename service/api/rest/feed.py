@@ -1,5 +1,5 @@
-"""``GET /v1/me/events``: the player's event feed as Server-Sent Events, and
-``POST /v1/me/stream-tickets`` for clients that cannot send ``Authorization`` on it."""
+"""``GET /v1/me/events``: the player's event feed as Server-Sent Events (``streamPlayerEvents``
+in ``service.api.operations.players``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from service.errors import ApiError
 from service.i18n import T
@@ -23,11 +23,6 @@ from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
 from .http import non_negative_int, players_of, query_count, service_of, token_of
 from .sse import EventStream, encode
 from .tickets import TICKET_PARAM, claim_ticket
-
-
-async def create_feed_ticket(request: Request) -> Response:
-    ticket = await players_of(request).issue_feed_ticket(await token_of(request))
-    return JSONResponse(ticket.to_json(), headers={"Cache-Control": "no-store"})
 
 
 async def player_events(request: Request) -> Response:

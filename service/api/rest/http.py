@@ -1,5 +1,5 @@
-"""What every REST resource shares: reading the body, the caller's token and the service,
-query numbers, and entity tags (the match version)."""
+"""What every REST handler shares: reading the body, the caller's token and the services,
+query values, and ``If-Match`` entity tags (the match version)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ from ..languages import LANGUAGE_SUFFIX
 
 M = TypeVar("M", bound=BaseModel)
 
-_ETAG = re.compile(r'^\s*(?:W/)?"([0-9]{1,18})"\s*$')
 # One element of an entity-tag list (RFC 9110 5.6.1 and 8.8.3): OWS, an optional
 # ``[W/] DQUOTE *etagc DQUOTE`` (empty elements are allowed), OWS, then a comma or the end.
 _LIST_ELEMENT = re.compile(r'[ \t]*(?:(W/)?"([!#-~\x80-\xff]*)")?[ \t]*(?:,|\Z)')
@@ -145,26 +144,6 @@ def parse_if_match(header: str | None) -> int | None:
         if not weak and (version := _VERSION_TAG.fullmatch(tag)) is not None:
             return int(version.group(1))
     return NEVER_MATCHES
-
-
-def etag_matches(header: str | None, version: int) -> bool:
-    if header is None:
-        return False
-    if header.strip() == "*":
-        return True
-    return any(
-        (found := _ETAG.match(tag)) is not None and int(found.group(1)) == version
-        for tag in header.split(",")
-    )
-
-
-def etag(version: int) -> str:
-    return f'"{version}"'
-
-
-# Per-seat answers: caches must key them on the token, and revalidate.
-PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
-NO_STORE = {"Cache-Control": "no-store"}
 
 
 def query_once(request: Request, name: str) -> str | None:

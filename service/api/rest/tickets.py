@@ -1,5 +1,5 @@
-"""``POST /v1/matches/{id}/stream-tickets``: a seat's token exchanged for a short-lived
-stream ticket; and ``stream_seat``: who opens an event stream (``events.py``).
+"""``stream_seat``: who opens an event stream (``events.py``) -- its seat token, or a
+short-lived stream ticket (``createStreamTicket``, ``service.api.operations.matches``).
 
 A browser's ``EventSource`` cannot send ``Authorization``: it opens
 ``/v1/matches/{id}/events?ticket=skt_...`` instead (``service.identity.tickets``). The ticket
@@ -10,7 +10,6 @@ parameter, ignored like any other. Access logs never show it (``service.api.logs
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 
 from service.errors import ApiError
 from service.i18n import T
@@ -20,13 +19,6 @@ from service.limits.tickets import TicketClaims
 from .http import service_of, token_of
 
 TICKET_PARAM = "ticket"
-
-
-async def create_stream_ticket(request: Request) -> Response:
-    """A ticket for the seat whose token authorizes the request (401 without one)."""
-    match_id = request.path_params["match_id"]
-    ticket = await service_of(request).issue_stream_ticket(match_id, await token_of(request))
-    return JSONResponse(ticket.to_json(), headers={"Cache-Control": "no-store"})
 
 
 async def stream_seat(request: Request) -> tuple[Credential, int | None]:
