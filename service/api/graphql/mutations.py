@@ -44,7 +44,7 @@ from .types.match import (
     SeatInput,
     Visibility,
 )
-from .types.tickets import StreamTicketType
+from .types.wire import STREAM_TICKET
 from .webhooks import WebhooksMutation
 
 
@@ -103,7 +103,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
         "The seat taken back, or why not.",
     )
     ticket_result = result_union(
-        "CreateStreamTicketResult", StreamTicketType, PLAYER_FAILURES,
+        "CreateStreamTicketResult", STREAM_TICKET.annotation, PLAYER_FAILURES,
         "A stream ticket for the caller's seat, or why not.",
     )
     action_input = games.action_input
@@ -334,6 +334,6 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             async def issue() -> Any:
                 return await ctx.service.issue_stream_ticket(str(match_id), ctx.credentials())
 
-            return await answer(PLAYER_FAILURES, issue, StreamTicketType.from_model, ctx.lang)
+            return await answer(PLAYER_FAILURES, issue, STREAM_TICKET.convert, ctx.lang)
 
     return Mutation

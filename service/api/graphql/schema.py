@@ -35,6 +35,7 @@ from .subscriptions import build_subscription
 from .types.failures import FAILURES
 from .types.games import build_game_types
 from .types.match import build_match_types
+from .types.wire import WIRE
 
 _log = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ class SkylineSchema(strawberry.Schema):
 
 def build_schema() -> strawberry.Schema:
     """The schema for every registered engine (deterministic for the same engines)."""
-    converter = Converter(reserved=RESERVED_NAMES)
+    converter = Converter(reserved=RESERVED_NAMES, base=WIRE)
     game_types = build_game_types(converter, games.all())
     match_types = build_match_types(game_types)
     limits = [

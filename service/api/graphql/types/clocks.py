@@ -10,6 +10,10 @@ import strawberry
 from service.matches import models
 
 from .match import BotKind
+from .wire import MATCH_CLOCK
+
+MatchClock: Any = MATCH_CLOCK.annotation
+clock_of = MATCH_CLOCK.convert
 
 
 def _doc(model: type[Any], field: str) -> str | None:
@@ -77,23 +81,6 @@ class OnTimeoutInput:
         "(omitted: random).")
 
 
-@strawberry.type(description=models.SeatClockState.__doc__)
-class SeatClock:
-    seat: int
-    remaining_ms: int | None = strawberry.field(
-        description=_doc(models.SeatClockState, "remaining_ms"))
-    deadline: str | None = strawberry.field(description=_doc(models.SeatClockState, "deadline"))
-    running: bool = strawberry.field(description=_doc(models.SeatClockState, "running"))
-    turn_started_at: str | None = strawberry.field(
-        description=_doc(models.SeatClockState, "turn_started_at"))
-
-
-@strawberry.type(description=models.MatchClock.__doc__)
-class MatchClock:
-    server_time: str = strawberry.field(description=_doc(models.MatchClock, "server_time"))
-    seats: list[SeatClock]
-
-
 def time_control_of(spec: models.TimeControlSpec | None) -> TimeControl | None:
     if spec is None:
         return None
@@ -110,17 +97,6 @@ def on_timeout_of(spec: models.OnTimeoutSpec | None) -> OnTimeout | None:
     if isinstance(spec, models.BotOnTimeout):
         return OnTimeout(policy=TimeoutPolicy.bot, bot=BotKind(spec.bot))
     return OnTimeout(policy=TimeoutPolicy.forfeit, bot=None)
-
-
-def clock_of(clock: models.MatchClock | None) -> MatchClock | None:
-    if clock is None:
-        return None
-    wire = clock.model_dump(mode="json", by_alias=True)
-    return MatchClock(server_time=wire["serverTime"], seats=[
-        SeatClock(seat=s["seat"], remaining_ms=s["remainingMs"], deadline=s["deadline"],
-                  running=s["running"], turn_started_at=s["turnStartedAt"])
-        for s in wire["seats"]
-    ])
 
 
 def time_control_input(value: TimeControlInput | None) -> dict[str, Any] | None:

@@ -24,6 +24,14 @@ from service.matches import models
 from ..convert import Optional
 from .events import Event
 from .games import GameTypes
+from .wire import BOT_KIND, SEAT_HOLDER, SEAT_TOKEN, VISIBILITY, Label, labels_of
+
+SeatHolder: Any = SEAT_HOLDER.annotation
+seat_holder = SEAT_HOLDER.convert
+SeatToken: Any = SEAT_TOKEN.annotation
+Visibility: Any = VISIBILITY.annotation
+BotKind: Any = BOT_KIND.annotation
+__all__ = ["Label", "labels_of"]
 
 
 @strawberry.enum(
@@ -37,19 +45,6 @@ class MatchStatus(Enum):
     cancelled = "cancelled"
 
 
-@strawberry.enum(description=models.VISIBILITY_DESCRIPTION)
-class Visibility(Enum):
-    public = "public"
-    unlisted = "unlisted"
-    private = "private"
-
-
-@strawberry.type(description="One app-defined label of a match (GraphQL has no maps).")
-class Label:
-    key: str
-    value: str
-
-
 @strawberry.input(description="One app-defined label of a new match: keys 1-32 characters, "
                   "values at most 128, at most 16 labels, each key once.")
 class LabelInput:
@@ -57,41 +52,10 @@ class LabelInput:
     value: str
 
 
-def labels_of(labels: dict[str, str]) -> list[Label]:
-    """A match's labels as a list, sorted by key (the same labels, the same list)."""
-    return [Label(key=key, value=labels[key]) for key in sorted(labels)]
-
-
-@strawberry.enum(description="A built-in computer player.")
-class BotKind(Enum):
-    random = "random"
-    greedy = "greedy"
-    search = "search"
-
-
 @strawberry.type(description="A seat played by a bot (the worker plays it).")
 class BotSeat:
     seat: int
     kind: BotKind
-
-
-@strawberry.type(description="Who sits in a seat, as everyone may see it.")
-class SeatHolder:
-    seat: int
-    name: str | None = strawberry.field(
-        description="The player's display name; null for an anonymous seat and for a bot."
-    )
-    bot: BotKind | None = strawberry.field(description="The bot playing the seat, if any.")
-    open: bool = strawberry.field(
-        description="True for an open seat nobody has taken yet (a waiting match): join it "
-        "with joinMatch."
-    )
-
-
-def seat_holder(holder: models.SeatHolder) -> SeatHolder:
-    return SeatHolder(seat=holder.seat, name=holder.name,
-                      bot=None if holder.bot is None else BotKind(holder.bot),
-                      open=holder.open)
 
 
 @strawberry.input(
@@ -149,12 +113,6 @@ class Game:
         )
 
 
-@strawberry.type(description="The secret token of one human seat. Shown only once.")
-class SeatToken:
-    seat: int
-    token: str
-
-
 @strawberry.type(description="A new match and one token per human seat.")
 class MatchCreated:
     match_id: strawberry.ID
@@ -167,7 +125,7 @@ class MatchCreated:
         return cls(
             match_id=strawberry.ID(created.match_id), game=created.game,
             version=created.version,
-            seats=[SeatToken(seat=s.seat, token=s.token) for s in created.seats],
+            seats=[SEAT_TOKEN.convert(s) for s in created.seats],
         )
 
 
@@ -369,7 +327,8 @@ def build_match_types(games: GameTypes) -> MatchTypes:
             rematch=None if state.rematch is None else strawberry.ID(state.rematch),
             created_at=_rfc3339(state.created_at), updated_at=_rfc3339(state.updated_at),
             time_control=time_control_of(state.time_control),
-            on_timeout=on_timeout_of(state.on_timeout), clock=clock_of(state.clock),
+            on_timeout=on_timeout_of(state.on_timeout),
+            clock=None if state.clock is None else clock_of(state.clock),
         )
 
     def match_options(state: Any) -> Any:

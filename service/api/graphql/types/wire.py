@@ -1,0 +1,78 @@
+"""The GraphQL types of the service layer's wire models, generated once (``convert.py``).
+
+The pydantic models REST answers with (``service.matches.models``, ``service.players.models``,
+``service.notify.models``) are the single source of these types and their descriptions; the
+``SHAPES`` below say only what a model cannot: the GraphQL names published before the types
+were generated, which strings are ``ID``s, and the few fields GraphQL shapes differently.
+These types do not depend on the hosted games, so they are made once, at import; each
+schema's converter reuses them (``Converter(base=WIRE)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+
+from service.matches import models as matches
+from service.players import models as players
+
+from ..convert import Codec, Converter, Shape
+
+
+@strawberry.type(description="One app-defined label of a match (GraphQL has no maps).")
+class Label:
+    """Hand-written: the wire's labels are a JSON object, which GraphQL cannot type."""
+
+    key: str
+    value: str
+
+
+def labels_of(labels: dict[str, str]) -> list[Label]:
+    """A match's labels as a list, sorted by key (the same labels, the same list)."""
+    return [Label(key=key, value=labels[key]) for key in sorted(labels)]
+
+
+LABELS = Codec(list[Label], labels_of)
+STRING = Codec(str, lambda value: value)
+"""A ``Literal`` published as an open list (a ``String``) rather than as an enum."""
+
+SEAT_STATUS = players.MyMatch.model_fields["seat_status"].annotation
+"""The ``Literal`` of a seat's status (``service.matches.records.SeatStatus``)."""
+
+SHAPES: dict[Any, Shape] = {
+    matches.Visibility: Shape(name="Visibility", description=matches.VISIBILITY_DESCRIPTION),
+    matches.BotKind: Shape(name="BotKind", description="A built-in computer player."),
+    SEAT_STATUS: Shape(
+        name="SeatStatus", description=players.SEAT_STATUS_DESCRIPTION, upper_case=True
+    ),
+    players.PlayerOut: Shape(
+        name="Player", description="A player: its id, display name and app.", ids=("id",)
+    ),
+    players.PlayerCreated: Shape(description="A new guest player and its secret token.",
+                                 ids=("id",)),
+    players.DeletedPlayer: Shape(name="PlayerDeleted", description="A player who left for good.",
+                                 ids=("id",)),
+    players.MyMatch: Shape(
+        description="One of the player's matches.", ids=("match_id",),
+        notes={"created_at": "RFC 3339, UTC."},
+        fields={"status": STRING, "labels": LABELS},
+    ),
+    players.MyMatchesPage: Shape(description="A page of the player's matches."),
+    matches.SeatToken: Shape(description="The secret token of one human seat. Shown only once."),
+    matches.StreamTicket: Shape(),
+    matches.SeatClockState: Shape(name="SeatClock"),
+}
+
+WIRE = Converter(shapes=SHAPES)
+
+SEAT_HOLDER = WIRE.output(matches.SeatHolder)
+SEAT_TOKEN = WIRE.output(matches.SeatToken)
+PLAYER = WIRE.output(players.PlayerOut)
+PLAYER_CREATED = WIRE.output(players.PlayerCreated)
+PLAYER_DELETED = WIRE.output(players.DeletedPlayer)
+MY_MATCHES_PAGE = WIRE.output(players.MyMatchesPage)
+STREAM_TICKET = WIRE.output(matches.StreamTicket)
+MATCH_CLOCK = WIRE.output(matches.MatchClock)
+VISIBILITY = WIRE.output(matches.Visibility)
+BOT_KIND = WIRE.output(matches.BotKind)
