@@ -15,6 +15,7 @@ from typing import Any
 import strawberry
 
 from service.matches import models as matches
+from service.notify import models as webhooks
 from service.players import models as players
 
 from ..convert import Codec, Converter, Shape
@@ -62,6 +63,16 @@ SHAPES: dict[Any, Shape] = {
     matches.SeatToken: Shape(description="The secret token of one human seat. Shown only once."),
     matches.StreamTicket: Shape(),
     matches.SeatClockState: Shape(name="SeatClock"),
+    webhooks.Webhook: Shape(ids=("id",), notes={"created_at": "RFC 3339, UTC."}),
+    webhooks.WebhookList: Shape(description="The app's webhook endpoints, oldest first."),
+    webhooks.WebhookSecret: Shape(
+        description="An endpoint's new signing secret (shown once).", ids=("id",)
+    ),
+    webhooks.PingQueued: Shape(description="A queued ping.", ids=("webhook_id",)),
+    webhooks.DeliveriesPage: Shape(
+        name="WebhookDeliveriesPage",
+        description="A page of an endpoint's delivery log, newest first.",
+    ),
 }
 
 WIRE = Converter(shapes=SHAPES)
@@ -76,3 +87,8 @@ STREAM_TICKET = WIRE.output(matches.StreamTicket)
 MATCH_CLOCK = WIRE.output(matches.MatchClock)
 VISIBILITY = WIRE.output(matches.Visibility)
 BOT_KIND = WIRE.output(matches.BotKind)
+WEBHOOK = WIRE.output(webhooks.Webhook)
+WEBHOOK_LIST = WIRE.output(webhooks.WebhookList)
+WEBHOOK_SECRET = WIRE.output(webhooks.WebhookSecret)
+PING_QUEUED = WIRE.output(webhooks.PingQueued)
+WEBHOOK_DELIVERIES = WIRE.output(webhooks.DeliveriesPage)
