@@ -107,7 +107,11 @@ class Shape:
     omit: tuple[str, ...] = ()
     """Fields GraphQL does not publish."""
     notes: Mapping[str, str] = dc_field(default_factory=dict)
-    """Field descriptions (Python names) for fields the model leaves undescribed."""
+    """Field descriptions (Python names) for fields the model leaves undescribed, or that
+    ``fields`` reshapes (the wire's description may not fit the GraphQL shape)."""
+    order: tuple[str, ...] = ()
+    """Fields (Python names) published first, in this order (the order GraphQL published
+    before the model's own order differed); the rest follow in declaration order."""
     upper_case: bool = False
     """A Literal's enum members in UPPER_CASE (``playing`` is ``PLAYING``)."""
 
@@ -387,6 +391,9 @@ class Converter:
             raise UnsupportedType(f"{name} refers to itself; recursive types are not supported")
         self._building.add(("out", cls))
         fields = [field for field in _fields(cls) if field.name not in shape.omit]
+        if shape.order:
+            rank = {name: index for index, name in enumerate(shape.order)}
+            fields.sort(key=lambda f: rank.get(f.name, len(rank)))
         codecs: dict[str, Codec] = {}
         namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
         for field in fields:
@@ -641,7 +648,9 @@ def rfc3339(value: Any) -> Any:
 
 def _field_description(shape: Shape, field: _Field, owner: str) -> str | None:
     note = shape.notes.get(field.name)
-    if note is not None and field.description is not None:
+    if note is not None and field.description is not None and field.name not in shape.fields:
+        # Only a field GraphQL reshapes (its own codec) may say something else than its
+        # model: the wire's description may not fit the GraphQL shape.
         raise UnsupportedType(
             f"{owner}.{field.name}: the model describes it; a Shape note may not shadow that"
         )

@@ -39,12 +39,11 @@ from .types.match import (
     BotKind,
     BotSeatInput,
     LabelInput,
-    MatchCreated,
     MatchTypes,
     SeatInput,
     Visibility,
 )
-from .types.wire import STREAM_TICKET
+from .types.wire import MATCH_CREATED, STREAM_TICKET
 from .webhooks import WebhooksMutation
 
 
@@ -67,7 +66,7 @@ def _seat(seat: SeatInput) -> dict[str, Any]:
 
 def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     create_result = result_union(
-        "CreateMatchResult", MatchCreated, CREATE_FAILURES, "A new match, or why not."
+        "CreateMatchResult", MATCH_CREATED.annotation, CREATE_FAILURES, "A new match, or why not."
     )
     act_result = result_union(
         "ActResult", types.accepted, ACT_FAILURES, "The stored move, or why it was refused."
@@ -233,7 +232,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 # A public match is listed in the lobby (or the live list) first.
                 return await tables.create_match(caller, request, before_write=quota)
 
-            return await answer(CREATE_FAILURES, create, MatchCreated.from_model,
+            return await answer(CREATE_FAILURES, create, MATCH_CREATED.convert,
                                 info.context.lang)
 
         @strawberry.mutation(

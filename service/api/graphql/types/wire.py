@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
+from strawberry.scalars import JSON
 
 from service.matches import models as matches
 from service.notify import models as webhooks
@@ -41,6 +42,9 @@ STRING = Codec(str, lambda value: value)
 SEAT_STATUS = players.MyMatch.model_fields["seat_status"].annotation
 """The ``Literal`` of a seat's status (``service.matches.records.SeatStatus``)."""
 
+MATCH_STATUS_VALUES = matches.MatchState.model_fields["status"].annotation
+"""The ``Literal`` of a match's status."""
+
 SHAPES: dict[Any, Shape] = {
     matches.Visibility: Shape(name="Visibility", description=matches.VISIBILITY_DESCRIPTION),
     matches.BotKind: Shape(name="BotKind", description="A built-in computer player."),
@@ -56,13 +60,36 @@ SHAPES: dict[Any, Shape] = {
                                  ids=("id",)),
     players.MyMatch: Shape(
         description="One of the player's matches.", ids=("match_id",),
-        notes={"created_at": "RFC 3339, UTC."},
         fields={"status": STRING, "labels": LABELS},
+        notes={"created_at": "RFC 3339, UTC.", "labels": "The match's labels, sorted by key."},
     ),
     players.MyMatchesPage: Shape(description="A page of the player's matches."),
     matches.SeatToken: Shape(description="The secret token of one human seat. Shown only once."),
     matches.StreamTicket: Shape(),
     matches.SeatClockState: Shape(name="SeatClock"),
+    matches.CorrespondenceSettings: Shape(
+        name="CorrespondenceTimeControl", input_name="CorrespondenceInput",
+        description="A deadline per move.",
+    ),
+    matches.LiveSettings: Shape(
+        name="LiveTimeControl", input_name="LiveInput",
+        description="A chess-style clock per seat.",
+    ),
+    MATCH_STATUS_VALUES: Shape(
+        name="MatchStatus",
+        description="`waiting`: open seats, no game yet; `active`: being played; `finished`; "
+        "`cancelled`: it never started. More may be added: treat an unknown one as not "
+        "playable.",
+    ),
+    matches.GameInfo: Shape(
+        name="Game", description="A game this build hosts.",
+        fields={"options_schema": Codec(JSON, lambda schema: schema)},
+    ),
+    matches.CreateMatchResponse: Shape(
+        name="MatchCreated", description="A new match and one token per human seat.",
+        ids=("match_id",),
+    ),
+
     webhooks.Webhook: Shape(ids=("id",), notes={"created_at": "RFC 3339, UTC."}),
     webhooks.WebhookList: Shape(description="The app's webhook endpoints, oldest first."),
     webhooks.WebhookSecret: Shape(
@@ -86,6 +113,13 @@ MY_MATCHES_PAGE = WIRE.output(players.MyMatchesPage)
 STREAM_TICKET = WIRE.output(matches.StreamTicket)
 MATCH_CLOCK = WIRE.output(matches.MatchClock)
 VISIBILITY = WIRE.output(matches.Visibility)
+MATCH_STATUS = WIRE.output(MATCH_STATUS_VALUES)
+GAME = WIRE.output(matches.GameInfo)
+MATCH_CREATED = WIRE.output(matches.CreateMatchResponse)
+CORRESPONDENCE = WIRE.output(matches.CorrespondenceSettings)
+LIVE = WIRE.output(matches.LiveSettings)
+CORRESPONDENCE_INPUT = WIRE.input(matches.CorrespondenceSettings)
+LIVE_INPUT = WIRE.input(matches.LiveSettings)
 BOT_KIND = WIRE.output(matches.BotKind)
 WEBHOOK = WIRE.output(webhooks.Webhook)
 WEBHOOK_LIST = WIRE.output(webhooks.WebhookList)
