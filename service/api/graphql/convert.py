@@ -108,7 +108,9 @@ class Shape:
     """Fields GraphQL does not publish."""
     notes: Mapping[str, str] = dc_field(default_factory=dict)
     """Field descriptions (Python names) for fields the model leaves undescribed, or that
-    ``fields`` reshapes (the wire's description may not fit the GraphQL shape)."""
+    ``fields`` reshapes or ``renamed`` renames (the wire's description may not fit)."""
+    renamed: Mapping[str, str] = dc_field(default_factory=dict)
+    """Fields (Python names) published under another name (a Python name, camelCased)."""
     order: tuple[str, ...] = ()
     """Fields (Python names) published first, in this order (the order GraphQL published
     before the model's own order differed); the rest follow in declaration order."""
@@ -400,7 +402,8 @@ class Converter:
             codecs[field.name] = self._field_codec(shape, field, name, output=True)
             namespace["__annotations__"][field.name] = codecs[field.name].annotation
             namespace[field.name] = strawberry.field(
-                name=camel(field.name), description=_field_description(shape, field, name)
+                name=camel(shape.renamed.get(field.name, field.name)),
+                description=_field_description(shape, field, name),
             )
         if not fields:
             raise UnsupportedType(f"{name} has no field; GraphQL object types need one")
@@ -648,9 +651,10 @@ def rfc3339(value: Any) -> Any:
 
 def _field_description(shape: Shape, field: _Field, owner: str) -> str | None:
     note = shape.notes.get(field.name)
-    if note is not None and field.description is not None and field.name not in shape.fields:
-        # Only a field GraphQL reshapes (its own codec) may say something else than its
-        # model: the wire's description may not fit the GraphQL shape.
+    reshaped = field.name in shape.fields or field.name in shape.renamed
+    if note is not None and field.description is not None and not reshaped:
+        # Only a field GraphQL reshapes (its own codec) or renames may say something else
+        # than its model: the wire's description may not fit the GraphQL field.
         raise UnsupportedType(
             f"{owner}.{field.name}: the model describes it; a Shape note may not shadow that"
         )

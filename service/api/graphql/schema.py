@@ -55,7 +55,7 @@ RESERVED_NAMES = (
     "MatchResult", "LegalMovesResult", "LogResult", "CreateMatchResult", "ActResult",
     "MatchUpdate", "Problem", "NoGame", "CreateStreamTicketResult",
     "JSON", "ID", "String", "Int", "Float", "Boolean",
-    "LabelInput", "LobbyEntry", "LiveEntry", "LobbyPage", "LivePage",
+    "LabelInput",
     "LobbyResult", "LiveMatchesResult", "TableResult",
     "Invitation", "InvitationKind", "InvitationStatus", "InvitationInfo", "SpectatorToken",
     "PlayerInvitation", "PlayerInvitationsPage", "InvitationResult", "InvitationInfoResult",

@@ -98,6 +98,12 @@ class MatchTypes:
     """The ``MatchOptions`` union (the annotation)."""
     match_options: Any
     """A match's (or a list entry's) wire options as a ``MatchOptions`` member, or None."""
+    converter: Converter
+    """The schema's converter (for the types built on these, e.g. the lobby's entries)."""
+    typed_options: Any
+    """A ``Codec`` for an ``options`` field: ``MatchOptions``, from the value ``typed`` gives."""
+    typed: Any
+    """A match (or a list entry) with its wire options as its engine's ``Options`` value."""
 
 
 def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
@@ -117,6 +123,7 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
         # ``state_of`` has already turned the wire options into the engine's Options value.
         return None if options is None else games.options.convert(options)  # type: ignore[union-attr]
 
+    typed_options = Codec(options_type, options_of)
     events = Codec(list[Event], lambda items: [games.events.convert(e) for e in items])
     converter.shape(models.MatchState, Shape(
         description="A match as the caller (a seat, or a spectator) sees it.",
@@ -126,7 +133,7 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
                 BotSeat(seat=int(seat), kind=BotKind(kind)) for seat, kind in bots.items()
             ]),
             "view": Codec(Optional(games.view.annotation), view_of),
-            "options": Codec(options_type, options_of),
+            "options": typed_options,
             # A seed may exceed GraphQL's 32-bit Int: published in decimal.
             "seed": Codec(Optional(str), lambda seed: None if seed is None else str(seed)),
             "labels": LABELS,
@@ -187,10 +194,13 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
             return None
         return options_of(_typed_options(state))
 
+    def typed(value: Any) -> Any:
+        if value.options is None:
+            return value
+        return value.model_copy(update={"options": _typed_options(value)})
+
     def from_state(value: models.MatchState) -> Any:
-        if value.options is not None:
-            value = value.model_copy(update={"options": _typed_options(value)})
-        return state.convert(value)
+        return state.convert(typed(value))
 
     def from_act(response: models.ActResponse) -> ActionAccepted:
         return ActionAccepted(
@@ -203,7 +213,8 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
         log_entry=converter.output(models.LogEntryOut).annotation,
         log_page=log_page.annotation, from_state=from_state,
         from_legal_moves=legal_moves.convert, from_act=from_act, from_log=log_page.convert,
-        options=options_type, match_options=match_options,
+        options=options_type, match_options=match_options, converter=converter,
+        typed_options=typed_options, typed=typed,
     )
 
 
