@@ -21,6 +21,7 @@ from service.matches.models import CreateMatchRequest, ReclaimSeatResponse
 
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
+from .convert import Codec, Shape
 from .invitations import build_invitations_mutation
 from .players import PlayerMutation
 from .queue import build_queue_mutation
@@ -81,24 +82,11 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     )
     state_type = types.state
 
-    @strawberry.type(description="A seat taken back from the bot that played it.")
-    class SeatReclaimed:
-        seat: int
-        token: str | None = strawberry.field(
-            description="The seat's new secret token, shown only once (taken back with the "
-            "old token or the app's key); null when the seat's player took it back (its "
-            "credential acts for it)."
-        )
-        state: state_type = strawberry.field(  # type: ignore[valid-type]
-            description="The match as the seat sees it."
-        )
-
-    def from_reclaimed(answer: ReclaimSeatResponse) -> SeatReclaimed:
-        return SeatReclaimed(seat=answer.seat, token=answer.token,
-                             state=types.from_state(answer.state))
-
+    types.converter.shape(ReclaimSeatResponse, Shape(
+        name="SeatReclaimed", fields={"state": Codec(state_type, types.from_state)}))
+    reclaimed = types.converter.output(ReclaimSeatResponse)
     reclaim_result = result_union(
-        "ReclaimSeatResult", SeatReclaimed, HAND_FAILURES,
+        "ReclaimSeatResult", reclaimed.annotation, HAND_FAILURES,
         "The seat taken back, or why not.",
     )
     ticket_result = result_union(
@@ -318,7 +306,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             async def reclaim() -> Any:
                 return await ctx.service.reclaim_seat(str(match_id), ctx.credentials(), seat)
 
-            return await answer(HAND_FAILURES, reclaim, from_reclaimed, ctx.lang)
+            return await answer(HAND_FAILURES, reclaim, reclaimed.convert, ctx.lang)
 
         @strawberry.mutation(
             description="A short-lived ticket for the caller's seat (needs its token) to open "
