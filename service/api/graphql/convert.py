@@ -114,6 +114,10 @@ class Shape:
     order: tuple[str, ...] = ()
     """Fields (Python names) published first, in this order (the order GraphQL published
     before the model's own order differed); the rest follow in declaration order."""
+    interface: bool = False
+    """Published as an interface (the common fields of a family of types)."""
+    implements: tuple[type, ...] = ()
+    """Wire classes whose interfaces (``interface=True``) this type implements."""
     upper_case: bool = False
     """A Literal's enum members in UPPER_CASE (``playing`` is ``PLAYING``)."""
 
@@ -407,8 +411,10 @@ class Converter:
             )
         if not fields:
             raise UnsupportedType(f"{name} has no field; GraphQL object types need one")
-        gql = strawberry.type(type(name, (), namespace), name=name,
-                              description=_description(cls) or shape.description)
+        bases = tuple(self.output(base).annotation for base in shape.implements)
+        make: Any = strawberry.interface if shape.interface else strawberry.type
+        gql = make(type(name, bases, namespace), name=name,
+                   description=_description(cls) or shape.description)
         adapter = self._adapter(cls)
 
         def convert(value: Any) -> Any:
