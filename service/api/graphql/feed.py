@@ -19,7 +19,6 @@ from .context import Info
 from .convert import Codec, Converter, Shape
 from .results import PLAYER_FAILURES, result_union
 from .types.failures import failure_for
-from .types.games import GameTypes
 from .types.wire import STRING, WIRE
 
 _EVENT = Shape(ids=("match_id",), omit=("kind",), implements=(models.FeedEventBase,))
@@ -52,10 +51,9 @@ _CODECS: dict[str, Codec] = {kind: WIRE.output(model) for kind, model in _KINDS.
 FEED_RESET = WIRE.output(models.FeedResetEvent)
 
 
-def build_feed_subscription(games: GameTypes) -> Any:
-    """``playerEvents``; built per schema, as ``MatchFinishedEvent.result`` is the schema's
-    ``Result``."""
-    converter = Converter(base=WIRE)
+def build_feed_subscription(converter: Converter) -> Any:
+    """``playerEvents``; built per schema (``converter``: the schema's), as
+    ``MatchFinishedEvent.result`` is the schema's ``Result``."""
     converter.shape(models.MatchFinishedEvent, _EVENT)
     codecs = {**_CODECS, "match_finished": converter.output(models.MatchFinishedEvent)}
     update = result_union(
