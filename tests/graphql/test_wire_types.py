@@ -3,10 +3,14 @@ the shapes beside the operations): values as REST writes them come out as the pu
 GraphQL fields."""
 
 from datetime import UTC, datetime
+from typing import Literal
 
+import pytest
 import strawberry
+from pydantic import BaseModel, Field
 
 from service.api.graphql import feed
+from service.api.graphql.convert import Codec, Converter, Shape, UnsupportedType
 from service.api.graphql.types import wire
 from service.players import models
 
@@ -48,3 +52,72 @@ def test_times_are_written_as_rest_writes_them_and_labels_sorted() -> None:
     assert [(label.key, label.value) for label in out.labels] == [("a", "1"), ("b", "2")]
     assert out.seat_status.name == "AWAY" and out.status == "active"
     assert out.match_id == strawberry.ID("m1")
+
+
+# -- Shape: what a model cannot say -------------------------------------------------------
+
+class SmpBase(BaseModel):
+    id: str = Field(description="Its id.")
+    n: int
+
+
+class SmpThing(SmpBase):
+    """A thing."""
+
+    code: str | None = Field(default=None, description="REST's code.")
+    state: Literal["on", "off"]
+    tags: dict[str, str] = Field(default_factory=dict)
+    at: datetime
+
+
+def _sdl(converter: Converter, annotation: object) -> str:
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def thing(self) -> annotation:  # type: ignore[valid-type]
+            raise NotImplementedError
+
+    return str(strawberry.Schema(query=Query, types=[]))
+
+
+def test_a_shape_keeps_published_names_ids_and_shapes() -> None:
+    converter = Converter(shapes={
+        SmpBase: Shape(name="Base", interface=True, ids=("id",)),
+        SmpThing: Shape(
+            name="Thing", ids=("id",), implements=(SmpBase,), renamed={"code": "the_code"},
+            notes={"code": "GraphQL's code.", "n": "A number."}, order=("state",),
+            fields={"tags": Codec(list[str], lambda tags: sorted(tags))},
+        ),
+        Literal["on", "off"]: Shape(name="Power", description="On or off.", upper_case=True),
+    })
+    thing = converter.output(SmpThing)
+    sdl = _sdl(converter, thing.annotation)
+    assert "type Thing implements Base" in sdl and "interface Base" in sdl
+    assert '"""GraphQL\'s code."""\n  theCode: String' in sdl
+    assert "id: ID!" in sdl and "state: Power!" in sdl and "ON\n  OFF" in sdl
+    assert '"""On or off."""\nenum Power' in sdl and "at: String!" in sdl
+    # The interface's fields first (GraphQL's own rule), then ``order``, then the rest.
+    assert sdl.index("state: Power!") < sdl.index("theCode")
+    out = thing.convert(SmpThing(id="t1", n=2, code="c", state="on", tags={"b": "", "a": ""},
+                                 at=datetime(2026, 1, 1, tzinfo=UTC)))
+    assert (out.code, out.tags, out.at) == ("c", ["a", "b"], "2026-01-01T00:00:00Z")
+    assert out.state.name == "ON"
+
+
+def test_a_note_may_not_shadow_the_models_description() -> None:
+    converter = Converter(shapes={SmpBase: Shape(notes={"id": "Another text."})})
+    with pytest.raises(UnsupportedType, match="may not shadow"):
+        converter.output(SmpBase)
+
+
+def test_a_shape_comes_before_the_first_use() -> None:
+    converter = Converter()
+    converter.output(SmpBase)
+    with pytest.raises(UnsupportedType, match="before its first use"):
+        converter.shape(SmpBase, Shape(name="Late"))
+
+
+def test_a_converter_reuses_its_bases_types() -> None:
+    base = Converter()
+    codec = base.output(SmpBase)
+    assert Converter(base=base).output(SmpBase).annotation is codec.annotation
