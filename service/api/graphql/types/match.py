@@ -47,6 +47,8 @@ __all__ = ["Label", "labels_of"]
 @strawberry.input(description="One app-defined label of a new match: keys 1-32 characters, "
                   "values at most 128, at most 16 labels, each key once.")
 class LabelInput:
+    """Hand-written: the request's labels are a JSON object (no model to generate from)."""
+
     key: str
     value: str
 
@@ -66,6 +68,9 @@ class BotSeat:
     "match waits for a player to join it).",
 )
 class SeatInput:
+    """Hand-written: ``createMatch``'s seat is an untagged union (``SeatRequest``: one key per
+    member), which ``Converter.input_one_of`` (tag-keyed) does not make."""
+
     player: strawberry.ID | None = strawberry.UNSET
     user: str | None = strawberry.UNSET
     bot: BotKind | None = strawberry.UNSET
@@ -77,6 +82,8 @@ class SeatInput:
 
 @strawberry.input(description="A bot seat of a new match.")
 class BotSeatInput:
+    """Hand-written: an argument of ``createMatch`` (REST's ``bots`` is a map)."""
+
     seat: int
     kind: BotKind
 
@@ -88,7 +95,6 @@ class MatchTypes:
     state: Any
     legal_moves: Any
     accepted: Any
-    log_entry: Any
     log_page: Any
     from_state: Any
     from_legal_moves: Any
@@ -96,8 +102,6 @@ class MatchTypes:
     from_log: Any
     options: Any
     """The ``MatchOptions`` union (the annotation)."""
-    match_options: Any
-    """A match's (or a list entry's) wire options as a ``MatchOptions`` member, or None."""
     converter: Converter
     """The schema's converter (for the types built on these, e.g. the lobby's entries)."""
     typed_options: Any
@@ -120,7 +124,7 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
         return None if action is None else games.move.convert(action)
 
     def options_of(options: Any) -> Any:
-        # ``state_of`` has already turned the wire options into the engine's Options value.
+        # ``typed`` has already turned the wire options into the engine's Options value.
         return None if options is None else games.options.convert(options)  # type: ignore[union-attr]
 
     typed_options = Codec(options_type, options_of)
@@ -188,12 +192,6 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
         def state(self) -> MatchState:  # type: ignore[valid-type]
             return from_state(self.answer)  # type: ignore[no-any-return]
 
-    def match_options(state: Any) -> Any:
-        """The typed options of a match (a ``MatchState``, or a lobby list's entry)."""
-        if state.options is None:
-            return None
-        return options_of(_typed_options(state))
-
     def typed(value: Any) -> Any:
         if value.options is None:
             return value
@@ -210,10 +208,9 @@ def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
 
     return MatchTypes(
         state=MatchState, legal_moves=legal_moves.annotation, accepted=ActionAccepted,
-        log_entry=converter.output(models.LogEntryOut).annotation,
         log_page=log_page.annotation, from_state=from_state,
         from_legal_moves=legal_moves.convert, from_act=from_act, from_log=log_page.convert,
-        options=options_type, match_options=match_options, converter=converter,
+        options=options_type, converter=converter,
         typed_options=typed_options, typed=typed,
     )
 
