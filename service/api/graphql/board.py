@@ -6,10 +6,19 @@ from typing import Any
 
 import strawberry
 
-from service.matches.board import board_svg
+from service.matches.board import BoardPicture, board_svg
 
 from .context import Info
+from .convert import Shape
 from .results import READ_FAILURES, answer, result_union
+from .types.wire import WIRE
+
+WIRE.shape(BoardPicture, Shape(
+    name="BoardSvg", description="A board picture (SVG) of one version.", ids=("match_id",),
+    notes={"version": "The match version drawn.",
+           "svg": "The SVG document (image/svg+xml)."},
+))
+PICTURE = WIRE.output(BoardPicture)
 
 BOARD_SVG_DESCRIPTION = (
     "The board as an SVG picture drawn from the caller's view only (the same document as "
@@ -26,14 +35,8 @@ def graphql_board_field() -> Any:
     ``BoardSvg {matchId, version, svg}`` or a read failure (``NotFound``, ``Unauthorized``,
     ``BadRequest``, ``Unavailable``). Built per schema, like the other operations.
     """
-    @strawberry.type(name="BoardSvg", description="A board picture (SVG) of one version.")
-    class BoardSvgType:
-        match_id: strawberry.ID
-        version: int = strawberry.field(description="The match version drawn.")
-        svg: str = strawberry.field(description="The SVG document (image/svg+xml).")
-
     result = result_union(
-        "BoardSvgResult", BoardSvgType, READ_FAILURES, "The board picture, or why not."
+        "BoardSvgResult", PICTURE.annotation, READ_FAILURES, "The board picture, or why not."
     )
 
     async def board_svg_resolver(
@@ -43,10 +46,7 @@ def graphql_board_field() -> Any:
         return await answer(
             READ_FAILURES,
             lambda: board_svg(ctx.service, str(match_id), ctx.credentials(), highlight),
-            lambda picture: BoardSvgType(
-                match_id=strawberry.ID(picture.match_id), version=picture.version,
-                svg=picture.svg,
-            ),
+            PICTURE.convert,
             ctx.lang,
         )
 

@@ -22,18 +22,27 @@ into instances of the generated Strawberry classes; inputs turn the Strawberry i
 the wire JSON the service layer parses with the engine's own pydantic adapter.
 
 Generation is deterministic: the same classes give the same types, fields in declaration order.
+
+The service layer's wire models (``MatchState``, ``PlayerOut``, ``Webhook``...) are published the
+same way, with a ``Shape`` where GraphQL keeps the names it published before its types were
+generated (``PlayerOut`` is ``Player``), an ``ID`` where the model has a ``str``, or a shape the
+wire has not (labels as a list: GraphQL has no maps). Descriptions are the models' own (class
+docstrings, ``Field(description=...)``); a ``Shape`` may only add one where the model has none.
+A ``datetime`` is a ``String`` in RFC 3339, as REST writes it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import enum
 import keyword
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import strawberry
@@ -46,9 +55,11 @@ __all__ = [
     "Codec",
     "Converter",
     "MalformedInput",
+    "Shape",
     "UnsupportedType",
     "camel",
     "pascal",
+    "rfc3339",
     "union_members",
 ]
 
@@ -71,6 +82,47 @@ class Codec:
 
     annotation: Any
     convert: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one wire class (or ``Literal``) is published where GraphQL differs from it.
+
+    Only what a model cannot say: the GraphQL name a schema published before its types were
+    generated, which ``str`` fields are ``ID``s, fields whose GraphQL shape the wire type has
+    not (``fields``: their own codec), fields GraphQL leaves out, and descriptions where the
+    model has none (a model's own description always wins; ``notes`` may not shadow one).
+    """
+
+    name: str | None = None
+    """The GraphQL type name of the output (default: the class name)."""
+    input_name: str | None = None
+    """The GraphQL type name of the input (default: the class name and ``Input``)."""
+    description: str | None = None
+    """The type's description when the class has no docstring (an enum's, for a Literal)."""
+    ids: tuple[str, ...] = ()
+    """Fields (Python names) published as ``ID``."""
+    fields: Mapping[str, Codec] = dc_field(default_factory=dict)
+    """Fields published with their own codec (its ``convert`` takes the wire value)."""
+    omit: tuple[str, ...] = ()
+    """Fields GraphQL does not publish."""
+    notes: Mapping[str, str] = dc_field(default_factory=dict)
+    """Field descriptions (Python names) for fields the model leaves undescribed, or that
+    ``fields`` reshapes or ``renamed`` renames (the wire's description may not fit)."""
+    renamed: Mapping[str, str] = dc_field(default_factory=dict)
+    """Fields (Python names) published under another name (a Python name, camelCased)."""
+    order: tuple[str, ...] = ()
+    """Fields (Python names) published first, in this order (the order GraphQL published
+    before the model's own order differed); the rest follow in declaration order."""
+    interface: bool = False
+    """Published as an interface (the common fields of a family of types)."""
+    implements: tuple[type, ...] = ()
+    """Wire classes whose interfaces (``interface=True``) this type implements."""
+    upper_case: bool = False
+    """A Literal's enum members in UPPER_CASE (``playing`` is ``PLAYING``)."""
+
+
+_NO_SHAPE = Shape()
 
 
 def camel(name: str) -> str:
@@ -231,13 +283,39 @@ class Converter:
     or a name clashing with ``reserved`` ones, are refused rather than silently merged.
     """
 
-    def __init__(self, reserved: Iterable[str] = ()) -> None:
-        self._names: dict[str, object] = {name: "reserved" for name in reserved}
-        self._outputs: dict[type, Codec] = {}
-        self._inputs: dict[type, Codec] = {}
-        self._enums: dict[object, type[enum.Enum]] = {}
+    def __init__(
+        self,
+        reserved: Iterable[str] = (),
+        shapes: Mapping[Any, Shape] | None = None,
+        *,
+        base: Converter | None = None,
+    ) -> None:
+        """``shapes``: by class, or by ``Literal[...]`` type for its enum. ``base``: a converter
+        whose types this one reuses (the schema's game-independent types, made once)."""
+        self._names: dict[str, object] = dict(base._names) if base else {}
+        for name in reserved:
+            self._names.setdefault(name, "reserved")
+        self._outputs: dict[type, Codec] = dict(base._outputs) if base else {}
+        self._inputs: dict[type, Codec] = dict(base._inputs) if base else {}
+        self._enums: dict[object, type[enum.Enum]] = dict(base._enums) if base else {}
         self._adapters: dict[type, TypeAdapter[Any]] = {}
         self._building: set[tuple[str, type]] = set()
+        self._shapes: dict[object, Shape] = dict(base._shapes) if base else {}
+        for key, shape in (shapes or {}).items():
+            self.shape(key, shape)
+
+    def shape(self, key: Any, shape: Shape) -> None:
+        """Publish ``key`` (a class, or a ``Literal[...]``) as ``shape`` says; before its first
+        use."""
+        if get_origin(key) is Literal:
+            key = ("literal", get_args(key))
+        if key in self._outputs or key in self._inputs or key in self._enums:
+            raise UnsupportedType(f"{key!r} is already published: shape it before its first use")
+        self._shapes[key] = shape
+
+    def names(self) -> list[str]:
+        """Every GraphQL type name this converter made or reserved."""
+        return list(self._names)
 
     # -- names ---------------------------------------------------------------------------
 
@@ -313,22 +391,30 @@ class Converter:
         codec = self._outputs.get(cls)
         if codec is not None:
             return codec
-        name = self.claim(cls.__name__, cls)
+        shape = self._shapes.get(cls, _NO_SHAPE)
+        name = self.claim(shape.name or cls.__name__, cls)
         if ("out", cls) in self._building:
             raise UnsupportedType(f"{name} refers to itself; recursive types are not supported")
         self._building.add(("out", cls))
-        fields = _fields(cls)
+        fields = [field for field in _fields(cls) if field.name not in shape.omit]
+        if shape.order:
+            rank = {name: index for index, name in enumerate(shape.order)}
+            fields.sort(key=lambda f: rank.get(f.name, len(rank)))
         codecs: dict[str, Codec] = {}
         namespace: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
         for field in fields:
-            codecs[field.name] = self.output(field.annotation, owner=name, field=field.name)
+            codecs[field.name] = self._field_codec(shape, field, name, output=True)
             namespace["__annotations__"][field.name] = codecs[field.name].annotation
             namespace[field.name] = strawberry.field(
-                name=camel(field.name), description=field.description
+                name=camel(shape.renamed.get(field.name, field.name)),
+                description=_field_description(shape, field, name),
             )
         if not fields:
             raise UnsupportedType(f"{name} has no field; GraphQL object types need one")
-        gql = strawberry.type(type(name, (), namespace), name=name, description=_description(cls))
+        bases = tuple(self.output(base).annotation for base in shape.implements)
+        make: Any = strawberry.interface if shape.interface else strawberry.type
+        gql = make(type(name, bases, namespace), name=name,
+                   description=_description(cls) or shape.description)
         adapter = self._adapter(cls)
 
         def convert(value: Any) -> Any:
@@ -418,7 +504,8 @@ class Converter:
         codec = self._inputs.get(cls)
         if codec is not None:
             return codec
-        name = self.claim(f"{cls.__name__}Input", ("input", cls))
+        shape = self._shapes.get(cls, _NO_SHAPE)
+        name = self.claim(shape.input_name or f"{cls.__name__}Input", ("input", cls))
         if ("in", cls) in self._building:
             raise UnsupportedType(f"{name} refers to itself; recursive types are not supported")
         self._building.add(("in", cls))
@@ -426,12 +513,14 @@ class Converter:
         constants: dict[str, Any] = {}
         decoders: list[tuple[_Field, Codec, bool]] = []
         for field in _fields(cls):
+            if field.name in shape.omit:
+                continue
             inner, _ = _split_annotated(field.annotation)
             values = get_args(inner) if get_origin(inner) is Literal else ()
             if len(values) == 1:
                 constants[field.wire] = values[0]  # a tag: implied by the type
                 continue
-            codec = self.input(field.annotation, owner=cls.__name__, field=field.name)
+            codec = self._field_codec(shape, field, cls.__name__, output=False)
             nullable = _is_optional(field.annotation)
             annotation = codec.annotation
             default: Any = strawberry.UNSET
@@ -442,12 +531,14 @@ class Converter:
                     annotation = Optional(annotation) if not nullable else annotation
             namespace["__annotations__"][field.name] = annotation
             namespace[field.name] = strawberry.field(
-                name=camel(field.name), description=field.description, default=default
+                name=camel(field.name), description=_field_description(shape, field, name),
+                default=default,
             )
             decoders.append((field, codec, nullable))
         if not decoders:
             raise UnsupportedType(f"{name} has no field; GraphQL input types need one")
-        gql = strawberry.input(type(name, (), namespace), name=name, description=_description(cls))
+        gql = strawberry.input(type(name, (), namespace), name=name,
+                               description=_description(cls) or shape.description)
 
         def convert(value: Any) -> dict[str, Any]:
             out = dict(constants)
@@ -466,12 +557,28 @@ class Converter:
 
     # -- shared ----------------------------------------------------------------------------
 
+    def _field_codec(self, shape: Shape, field: _Field, owner: str, *, output: bool) -> Codec:
+        own = shape.fields.get(field.name)
+        if own is not None:
+            return own
+        if field.name in shape.ids:
+            inner, _ = _split_annotated(field.annotation)
+            if _is_optional(field.annotation):
+                return Codec(Optional(strawberry.ID), _or_none(strawberry.ID))
+            if inner is not str:
+                raise UnsupportedType(f"{owner}.{field.name}: only a str can be an ID")
+            return Codec(strawberry.ID, strawberry.ID)
+        recurse = self.output if output else self.input
+        return recurse(field.annotation, owner=owner, field=field.name)
+
     def _common(
         self, inner: Any, owner: str, field: str, recurse: Callable[..., Codec]
     ) -> Codec:
         output = recurse == self.output
         if inner in _SCALARS:
             return Codec(_SCALARS[inner], _identity)
+        if inner is dt.datetime:
+            return Codec(str, rfc3339 if output else _identity)
         if get_origin(inner) is Literal:
             return self._literal(get_args(inner), owner, field, output)
         if isinstance(inner, type) and issubclass(inner, enum.Enum):
@@ -503,15 +610,19 @@ class Converter:
         key = ("literal", values)
         gql_enum = self._enums.get(key)
         if gql_enum is None:
-            name = self.claim(f"{owner}{pascal(field)}", key)
+            shape = self._shapes.get(key, _NO_SHAPE)
+            name = self.claim(shape.name or f"{owner}{pascal(field)}", key)
             try:
-                python_enum = enum.Enum(name, {v: v for v in values})  # type: ignore[misc]
+                members = {(v.upper() if shape.upper_case else v): v for v in values}
+                python_enum = enum.Enum(name, members)  # type: ignore[misc]
             except (ValueError, TypeError):  # a name Python reserves for enums (``mro``...)
                 return Codec(str, _identity)
-            gql_enum = self._enums[key] = strawberry.enum(python_enum, name=name)
-        members = gql_enum
+            gql_enum = self._enums[key] = strawberry.enum(
+                python_enum, name=name, description=shape.description
+            )
+        found = gql_enum
         if output:
-            return Codec(gql_enum, lambda v: members(v))
+            return Codec(gql_enum, lambda v: found(v))
         return Codec(gql_enum, _enum_value)
 
     def _enum(self, cls: type[enum.Enum], output: bool) -> Codec:
@@ -534,6 +645,26 @@ class Converter:
         if adapter is None:
             adapter = self._adapters[cls] = TypeAdapter(cls)
         return adapter
+
+
+_DATETIME: TypeAdapter[dt.datetime] = TypeAdapter(dt.datetime)
+
+
+def rfc3339(value: Any) -> Any:
+    """A time as REST writes it (RFC 3339; ``Z`` for UTC); a string is already one."""
+    return value if isinstance(value, str) else _DATETIME.dump_python(value, mode="json")
+
+
+def _field_description(shape: Shape, field: _Field, owner: str) -> str | None:
+    note = shape.notes.get(field.name)
+    reshaped = field.name in shape.fields or field.name in shape.renamed
+    if note is not None and field.description is not None and not reshaped:
+        # Only a field GraphQL reshapes (its own codec) or renames may say something else
+        # than its model: the wire's description may not fit the GraphQL field.
+        raise UnsupportedType(
+            f"{owner}.{field.name}: the model describes it; a Shape note may not shadow that"
+        )
+    return field.description if note is None else note
 
 
 def Optional(annotation: Any) -> Any:

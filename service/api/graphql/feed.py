@@ -1,177 +1,79 @@
 """Subscription ``playerEvents``: the player's event feed (REST's ``GET /v1/me/events``), one
-typed member per kind, in the same order and with the same numbers (``seq``)."""
+typed member per kind, in the same order and with the same numbers (``seq``). The event types
+are generated from the feed's models (``service.players.models``)."""
 
 import json
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 from typing import Any
 
 import strawberry
+from pydantic import BaseModel
 
 from service.errors import ApiError
 from service.matches.watch import Revoked
+from service.players import models
 from service.players.feed import FeedItem, FeedReset
 
 from .context import Info
+from .convert import Codec, Converter, Shape
 from .results import PLAYER_FAILURES, result_union
 from .types.failures import failure_for
-from .types.games import GameTypes
+from .types.wire import STRING, WIRE
+
+_EVENT = Shape(ids=("match_id",), omit=("kind",), implements=(models.FeedEventBase,))
+WIRE.shape(models.FeedEventBase, Shape(
+    name="PlayerEvent", description="An event of the player feed.", interface=True,
+    ids=("match_id",),
+))
+WIRE.shape(models.RematchOfferedEvent, replace(_EVENT, ids=("match_id", "rematch_of")))
+WIRE.shape(models.InvitedEvent, Shape(
+    ids=("match_id", "invitation_id"), omit=("kind",), renamed={"seat": "invited_seat"},
+    notes={"seat": "The seat the invitation is to; null: any open one (REST's `seat`: named "
+           "apart from PlayerEvent's `seat`, which is the player's own and never null)."},
+))
+WIRE.shape(models.FeedResetEvent, Shape(omit=("kind",)))
+_KINDS: dict[str, type[BaseModel]] = {
+    "your_turn": models.YourTurnEvent, "match_started": models.MatchStartedEvent,
+    "seat_changed": models.SeatChangedEvent, "timed_out": models.TimedOutEvent,
+    "timeout_soon": models.TimeoutSoonEvent, "player_joined": models.PlayerJoinedEvent,
+    "player_left": models.PlayerLeftEvent, "match_cancelled": models.MatchCancelledEvent,
+    "rematch_offered": models.RematchOfferedEvent, "invited": models.InvitedEvent,
+}
+# ``change`` and ``policy`` are open lists: a ``String``, not an enum.
+WIRE.shape(models.SeatChangedEvent, replace(_EVENT, fields={"change": STRING}))
+WIRE.shape(models.TimedOutEvent, replace(_EVENT, fields={"policy": STRING}))
+for _model in _KINDS.values():
+    if _model not in (models.RematchOfferedEvent, models.InvitedEvent,
+                      models.SeatChangedEvent, models.TimedOutEvent):
+        WIRE.shape(_model, _EVENT)
+_CODECS: dict[str, Codec] = {kind: WIRE.output(model) for kind, model in _KINDS.items()}
+FEED_RESET = WIRE.output(models.FeedResetEvent)
 
 
-@strawberry.interface(description="An event of the player feed.")
-class PlayerEvent:
-    seq: int = strawberry.field(description="The event's number in the player's feed.")
-    match_id: strawberry.ID
-    version: int = strawberry.field(description="The match version it comes from.")
-    game: str
-    seat: int = strawberry.field(description="The player's seat in that match.")
-
-
-@strawberry.type(name="YourTurnEvent",
-                 description="One of the player's seats became active: it may act now.")
-class YourTurn(PlayerEvent):
-    pass
-
-
-@strawberry.type(name="MatchStartedEvent",
-                 description="A match the player sits in was created, or a match it joined "
-                 "started (its game set up).")
-class MatchStarted(PlayerEvent):
-    pass
-
-
-@strawberry.type(name="SeatChangedEvent",
-                 description="The player's seat was handed to a bot, its token renewed, "
-                 "renamed, taken by a bot at a timeout or a resignation, or taken back "
-                 "(`change`: to_bot, token_renewed, renamed, timed_out, resigned, reclaimed; "
-                 "an open list).")
-class SeatChanged(PlayerEvent):
-    change: str
-
-
-@strawberry.type(name="TimedOutEvent",
-                 description="The player's seat ran out of time: a bot plays it now (`policy: "
-                 "bot`; take it back with reclaimSeat), or it forfeited (`policy: forfeit`).")
-class TimedOut(PlayerEvent):
-    policy: str = strawberry.field(description="The timeout policy that applied: `bot` or "
-                                   "`forfeit` (an open list).")
-
-
-@strawberry.type(name="TimeoutSoonEvent",
-                 description="The player's seat must act before its deadline, which is near "
-                 "(once per turn).")
-class TimeoutSoon(PlayerEvent):
-    deadline: str = strawberry.field(description="When the seat's time runs out (RFC 3339, "
-                                     "UTC).")
-
-
-@strawberry.type(name="PlayerJoinedEvent",
-                 description="Another player took an open seat of a waiting match the player "
-                 "sits in.")
-class PlayerJoined(PlayerEvent):
-    player_seat: int = strawberry.field(description="The seat the other player took.")
-    player_name: str = strawberry.field(description="The other player's display name.")
-
-
-@strawberry.type(name="PlayerLeftEvent",
-                 description="Another player left a waiting match the player sits in: its "
-                 "seat is open again.")
-class PlayerLeft(PlayerEvent):
-    player_seat: int = strawberry.field(description="The seat that is open again.")
-
-
-@strawberry.type(name="MatchCancelledEvent",
-                 description="A waiting match the player sat in was cancelled before it "
-                 "started.")
-class MatchCancelled(PlayerEvent):
-    reason: str = strawberry.field(
-        description="`creator` (its creator cancelled it), `creator_left`, `expired` "
-        "(untouched for the waiting time); an open list."
-    )
-
-
-@strawberry.type(name="RematchOfferedEvent",
-                 description="A rematch of a match the player played keeps a seat for it "
-                 "(`matchId`: the rematch; `seat`: the seat kept): take it with joinMatch.")
-class RematchOffered(PlayerEvent):
-    rematch_of: strawberry.ID = strawberry.field(description="The finished match.")
-
-
-@strawberry.type(name="InvitedEvent",
-                 description="The player was invited to a waiting match: accept with "
-                 "acceptInvitation(invitationId) (or see myInvitations). Not a PlayerEvent: "
-                 "the player has no seat there yet (`seat` is the one it is invited to).")
-class Invited:
-    seq: int = strawberry.field(description="The event's number in the player's feed.")
-    match_id: strawberry.ID
-    version: int = strawberry.field(description="The match version it comes from.")
-    game: str
-    invited_seat: int | None = strawberry.field(
-        description="The seat the invitation is to; null: any open one (REST's `seat`: named "
-        "apart from PlayerEvent's `seat`, which is the player's own and never null).")
-    invitation_id: strawberry.ID
-    by: str | None = strawberry.field(
-        description="The inviting player's display name (null: the app).")
-
-
-@strawberry.type(description="The reader resumed from before what the feed keeps: re-read "
-                 "myMatches, then carry on.")
-class FeedReset_:
-    last: int
-
-
-def build_feed_subscription(games: GameTypes) -> Any:
-    result_type = games.result.annotation
-
-    @strawberry.type(name="MatchFinishedEvent",
-                     description="A match the player sits in is over.")
-    class MatchFinished(PlayerEvent):
-        result: result_type  # type: ignore[valid-type]
-
-    reset_type = strawberry.type(FeedReset_, name="FeedResetEvent")
+def build_feed_subscription(converter: Converter) -> Any:
+    """``playerEvents``; built per schema (``converter``: the schema's), as
+    ``MatchFinishedEvent.result`` is the schema's ``Result``."""
+    converter.shape(models.MatchFinishedEvent, _EVENT)
+    codecs = {**_CODECS, "match_finished": converter.output(models.MatchFinishedEvent)}
     update = result_union(
-        "PlayerEventUpdate", YourTurn, (MatchStarted, MatchFinished, SeatChanged, TimedOut,
-                                        TimeoutSoon, PlayerJoined, PlayerLeft, MatchCancelled,
-                                        Invited, RematchOffered, reset_type,
-                                        *PLAYER_FAILURES),
+        "PlayerEventUpdate", codecs["your_turn"].annotation, (
+            *(codecs[kind].annotation for kind in (
+                "match_started", "match_finished", "seat_changed", "timed_out",
+                "timeout_soon", "player_joined", "player_left", "match_cancelled", "invited",
+                "rematch_offered")),
+            FEED_RESET.annotation, *PLAYER_FAILURES),
         "A feed event, or why the stream ended.",
     )
+    models_by_kind: dict[str, type[BaseModel]] = {
+        **_KINDS, "match_finished": models.MatchFinishedEvent}
 
     def convert(item: FeedItem) -> object:
         raw = json.loads(item.data)
-        common = {"seq": item.seq, "match_id": strawberry.ID(raw["matchId"]),
-                  "version": raw["version"], "game": raw["game"], "seat": raw["seat"]}
-        kind = raw["kind"]
-        if kind == "your_turn":
-            return YourTurn(**common)
-        if kind == "match_started":
-            return MatchStarted(**common)
-        if kind == "seat_changed":
-            return SeatChanged(**common, change=raw["change"])
-        if kind == "timed_out":
-            return TimedOut(**common, policy=raw["policy"])
-        if kind == "timeout_soon":
-            return TimeoutSoon(**common, deadline=raw["deadline"])
-        if kind == "player_joined":
-            return PlayerJoined(**common, player_seat=raw["playerSeat"],
-                                player_name=raw["playerName"])
-        if kind == "player_left":
-            return PlayerLeft(**common, player_seat=raw["playerSeat"])
-        if kind == "match_cancelled":
-            return MatchCancelled(**common, reason=raw["reason"])
-        if kind == "rematch_offered":
-            return RematchOffered(**common, rematch_of=strawberry.ID(raw["rematchOf"]))
-        if kind == "invited":
-            invited = {k: v for k, v in common.items() if k != "seat"}
-            return Invited(**invited, invited_seat=raw["seat"],
-                           invitation_id=strawberry.ID(raw["invitationId"]),
-                           by=raw["by"])
-        if kind == "match_finished":
-            from service.matches.outcome import MatchOutcome
-
-            return MatchFinished(**common,
-                                 result=games.result.convert(MatchOutcome.model_validate(
-                                     raw["result"])))
-        return None  # a kind this build does not know: skipped
+        model = models_by_kind.get(raw["kind"])
+        if model is None:
+            return None  # a kind this build does not know: skipped
+        return codecs[raw["kind"]].convert(model.model_validate({**raw, "seq": item.seq}))
 
     @strawberry.type
     class FeedSubscription:
@@ -199,7 +101,7 @@ def build_feed_subscription(games: GameTypes) -> Any:
                 try:
                     async for event in events:
                         if isinstance(event, FeedReset):
-                            yield reset_type(last=event.last)
+                            yield FEED_RESET.convert(models.FeedResetEvent(last=event.last))
                             continue
                         converted = convert(event)
                         if converted is not None:

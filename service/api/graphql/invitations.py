@@ -12,7 +12,6 @@ charged to the ``act`` budget, as their REST twins; the queries, as every GraphQ
 to ``read``. The Query and Mutation types inherit these fields (``queries.py``,
 ``mutations.py``)."""
 
-from enum import Enum
 from typing import Any
 
 import strawberry
@@ -25,146 +24,52 @@ from service.players.models import MY_MATCHES_MAX
 
 from ..rate_limits import charge, limits_of
 from .context import Context, Info
+from .convert import Shape
 from .results import PLAYER_FAILURES, READ_FAILURES, TABLE_FAILURES, answer, result_union
-from .types.match import MatchStatus, MatchTypes, SeatHolder, Visibility, seat_holder
+from .types.match import MatchTypes
+from .types.wire import MATCH_STATUS, VISIBILITY, WIRE
 
-_OUT = models.Invitation.model_fields
-_INFO = models.InvitationInfo.model_fields
-_MINE = models.PlayerInvitation.model_fields
-_REQUEST = models.InvitationRequest.model_fields
-
-
-@strawberry.enum(description="What an invitation is: to a `player` of the app, a `seat` "
-                 "code (used with joinMatch's `invite`), or a `spectate` code (redeemed for "
-                 "a spectator token).")
-class InvitationKind(Enum):
-    player = "player"
-    seat = "seat"
-    spectate = "spectate"
-
-
-@strawberry.enum(description="Where an invitation stands.")
-class InvitationStatus(Enum):
-    valid = "valid"
-    expired = "expired"
-    used_up = "used_up"
-    revoked = "revoked"
-    declined = "declined"
-
-
-@strawberry.type(description="An invitation as its maker (or the invited player declining "
-                 "it) sees it (REST's Invitation).")
-class Invitation:
-    id: strawberry.ID = strawberry.field(description=_OUT["id"].description)
-    kind: InvitationKind
-    match_id: strawberry.ID
-    game: str
-    seat: int | None = strawberry.field(description=_OUT["seat"].description)
-    player: strawberry.ID | None = strawberry.field(description=_OUT["player"].description)
-    invite_code: str | None = strawberry.field(
-        description="The code (kinds seat and spectate), shown once, when it is made: share "
-        "it, or `url`. A seat code is used with joinMatch's `invite`; a spectator code with "
+WIRE.shape(models.InvitationKind, Shape(
+    name="InvitationKind",
+    description="What an invitation is: to a `player` of the app, a `seat` code (used with "
+    "joinMatch's `invite`), or a `spectate` code (redeemed for a spectator token).",
+))
+WIRE.shape(models.InvitationStatus, Shape(
+    name="InvitationStatus", description="Where an invitation stands."))
+WIRE.shape(models.Invitation, Shape(
+    ids=("id", "match_id", "player"), renamed={"code": "invite_code"},
+    notes={
+        "code": "The code (kinds seat and spectate), shown once, when it is made: share it, "
+        "or `url`. A seat code is used with joinMatch's `invite`; a spectator code with "
         "redeemInvitation. (REST's `code`: named apart from the failures' `code`, so that one "
-        "selection may ask for both.)")
-    url: str | None = strawberry.field(description=_OUT["url"].description)
-    uses: int = strawberry.field(description="How many times it may be used.")
-    uses_left: int
-    expires_at: str | None = strawberry.field(description="RFC 3339, UTC.")
-    status: InvitationStatus
-
-    @classmethod
-    def from_model(cls, out: models.Invitation) -> "Invitation":
-        wire = out.to_json()
-        return cls(
-            id=strawberry.ID(out.id), kind=InvitationKind(out.kind),
-            match_id=strawberry.ID(out.match_id), game=out.game, seat=out.seat,
-            player=None if out.player is None else strawberry.ID(out.player),
-            invite_code=out.code, url=out.url, uses=out.uses, uses_left=out.uses_left,
-            expires_at=_text(wire.get("expiresAt")), status=InvitationStatus(out.status),
-        )
-
-
-@strawberry.type(description="What a code invites to, as anyone holding it may see: no seed, "
-                 "no hands (REST's InvitationInfo).")
-class InvitationInfo:
-    kind: InvitationKind
-    match_id: strawberry.ID
-    game: str
-    players: int
-    seats: list[SeatHolder]
-    open_seats: list[int]
-    seat: int | None = strawberry.field(description="The seat it is to; null: any open seat.")
-    name: str | None
-    visibility: Visibility
-    status: MatchStatus = strawberry.field(description=_INFO["status"].description)
-    uses_left: int
-    expires_at: str | None = strawberry.field(description="RFC 3339, UTC.")
-
-    @classmethod
-    def from_model(cls, info: models.InvitationInfo) -> "InvitationInfo":
-        wire = info.to_json()
-        return cls(
-            kind=InvitationKind(info.kind), match_id=strawberry.ID(info.match_id),
-            game=info.game, players=info.players,
-            seats=[seat_holder(h) for h in info.seats], open_seats=list(info.open_seats),
-            seat=info.seat, name=info.name, visibility=Visibility(info.visibility),
-            status=MatchStatus(info.status), uses_left=info.uses_left,
-            expires_at=_text(wire.get("expiresAt")),
-        )
-
-
-@strawberry.type(description="A spectator token (REST's SpectatorToken).")
-class SpectatorToken:
-    token: str = strawberry.field(
-        description="`sks_…`: reads this one match (`Authorization: Bearer`), private or "
-        "not; plays no seat. Shown once.")
-    match_id: strawberry.ID
-
-
-@strawberry.type(description="An invitation to the calling player, still open (REST's "
-                 "PlayerInvitation).")
-class PlayerInvitation:
-    id: strawberry.ID = strawberry.field(
-        description="Accept with acceptInvitation (a join), or declineInvitation.")
-    match_id: strawberry.ID
-    game: str
-    players: int
-    seats: list[SeatHolder]
-    seat: int | None = strawberry.field(description="The seat it is to; null: any open seat.")
-    name: str | None
-    by: str | None = strawberry.field(description=_MINE["by"].description)
-    created_at: str = strawberry.field(description="RFC 3339, UTC.")
-    expires_at: str | None = strawberry.field(description="RFC 3339, UTC.")
-
-
-@strawberry.type(description="A page of the invitations to the calling player.")
-class PlayerInvitationsPage:
-    items: list[PlayerInvitation] = strawberry.field(
-        description=models.PlayerInvitationsPage.model_fields["items"].description)
-    next_cursor: str | None = strawberry.field(
-        description="Pass it as `cursor` for the next page; null: the last page.")
-
-    @classmethod
-    def from_model(cls, page: models.PlayerInvitationsPage) -> "PlayerInvitationsPage":
-        wire = page.to_json()["items"]
-        assert isinstance(wire, list)
-        return cls(
-            items=[
-                PlayerInvitation(
-                    id=strawberry.ID(item.id), match_id=strawberry.ID(item.match_id),
-                    game=item.game, players=item.players,
-                    seats=[seat_holder(h) for h in item.seats], seat=item.seat,
-                    name=item.name, by=item.by, created_at=str(raw["createdAt"]),
-                    expires_at=_text(raw.get("expiresAt")),
-                )
-                for item, raw in zip(page.items, wire, strict=True)
-            ],
-            next_cursor=page.next_cursor,
-        )
-
-
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
+        "selection may ask for both.)",
+        "uses": "How many times it may be used.",
+        "expires_at": "RFC 3339, UTC.",
+    },
+))
+WIRE.shape(models.InvitationInfo, Shape(
+    ids=("match_id",),
+    fields={"visibility": VISIBILITY, "status": MATCH_STATUS},
+    notes={"seat": "The seat it is to; null: any open seat.", "expires_at": "RFC 3339, UTC."},
+))
+WIRE.shape(models.SpectatorToken, Shape(description="A spectator token.", ids=("match_id",)))
+WIRE.shape(models.PlayerInvitation, Shape(
+    ids=("id", "match_id"),
+    notes={"seat": "The seat it is to; null: any open seat.", "created_at": "RFC 3339, UTC.",
+           "expires_at": "RFC 3339, UTC."},
+))
+WIRE.shape(models.PlayerInvitationsPage, Shape(
+    description="A page of the invitations to the calling player.",
+    notes={"next_cursor": "Pass it as `cursor` for the next page; null: the last page."},
+))
+INVITATION = WIRE.output(models.Invitation)
+INVITATION_INFO = WIRE.output(models.InvitationInfo)
+SPECTATOR_TOKEN = WIRE.output(models.SpectatorToken)
+PLAYER_INVITATIONS = WIRE.output(models.PlayerInvitationsPage)
+Invitation: Any = INVITATION.annotation
+InvitationInfo: Any = INVITATION_INFO.annotation
+SpectatorToken: Any = SPECTATOR_TOKEN.annotation
+PlayerInvitationsPage: Any = PLAYER_INVITATIONS.annotation
 
 
 invitation_result = result_union(
@@ -211,7 +116,7 @@ class InvitationsQuery:
     async def invitation(self, info: Info, code: str) -> invitation_info_result:  # type: ignore[valid-type]
         ctx = info.context
         return await answer(READ_FAILURES, lambda: _invitations(ctx).describe(code),
-                            InvitationInfo.from_model, ctx.lang)
+                            INVITATION_INFO.convert, ctx.lang)
 
     @strawberry.field(
         description="The invitations to the calling player that may still be accepted, "
@@ -225,7 +130,7 @@ class InvitationsQuery:
         ctx = info.context
         return await answer(
             PLAYER_FAILURES, lambda: _invitations(ctx).mine(ctx.credentials(), cursor, limit),
-            PlayerInvitationsPage.from_model, ctx.lang)
+            PLAYER_INVITATIONS.convert, ctx.lang)
 
 
 def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
@@ -263,7 +168,7 @@ def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
                 await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
                 return await _invitations(ctx).create(caller, str(match_id), request)
 
-            return await answer(TABLE_FAILURES, create, Invitation.from_model, ctx.lang)
+            return await answer(TABLE_FAILURES, create, INVITATION.convert, ctx.lang)
 
         @strawberry.mutation(
             description="Revoke a code (or a player's invitation, by its id): the inviter, "
@@ -280,7 +185,7 @@ def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
                 await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
                 return await _invitations(ctx).revoke(caller, str(match_id), code)
 
-            return await answer(TABLE_FAILURES, revoke, Invitation.from_model, ctx.lang)
+            return await answer(TABLE_FAILURES, revoke, INVITATION.convert, ctx.lang)
 
         @strawberry.mutation(
             description="Redeem a spectator code (one use of it) for a spectator token "
@@ -297,8 +202,8 @@ def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
                 await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
                 return await _invitations(ctx).redeem(code)
 
-            return await answer(READ_FAILURES, redeem, lambda token: SpectatorToken(
-                token=token.token, match_id=strawberry.ID(token.match_id)), ctx.lang)
+            return await answer(READ_FAILURES, redeem, SPECTATOR_TOKEN.convert,
+                                ctx.lang)
 
         @strawberry.mutation(
             description="Accept an invitation to the calling player: a join with it (a "
@@ -333,7 +238,7 @@ def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
                 await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
                 return await _invitations(ctx).decline(caller, str(invitation_id))
 
-            return await answer(TABLE_FAILURES, decline, Invitation.from_model, ctx.lang)
+            return await answer(TABLE_FAILURES, decline, INVITATION.convert, ctx.lang)
 
     return InvitationsMutation
 

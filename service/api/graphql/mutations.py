@@ -21,6 +21,7 @@ from service.matches.models import CreateMatchRequest, ReclaimSeatResponse
 
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info
+from .convert import Codec, Shape
 from .invitations import build_invitations_mutation
 from .players import PlayerMutation
 from .queue import build_queue_mutation
@@ -39,12 +40,11 @@ from .types.match import (
     BotKind,
     BotSeatInput,
     LabelInput,
-    MatchCreated,
     MatchTypes,
     SeatInput,
     Visibility,
 )
-from .types.tickets import StreamTicketType
+from .types.wire import MATCH_CREATED, STREAM_TICKET
 from .webhooks import WebhooksMutation
 
 
@@ -67,7 +67,7 @@ def _seat(seat: SeatInput) -> dict[str, Any]:
 
 def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     create_result = result_union(
-        "CreateMatchResult", MatchCreated, CREATE_FAILURES, "A new match, or why not."
+        "CreateMatchResult", MATCH_CREATED.annotation, CREATE_FAILURES, "A new match, or why not."
     )
     act_result = result_union(
         "ActResult", types.accepted, ACT_FAILURES, "The stored move, or why it was refused."
@@ -82,28 +82,15 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     )
     state_type = types.state
 
-    @strawberry.type(description="A seat taken back from the bot that played it.")
-    class SeatReclaimed:
-        seat: int
-        token: str | None = strawberry.field(
-            description="The seat's new secret token, shown only once (taken back with the "
-            "old token or the app's key); null when the seat's player took it back (its "
-            "credential acts for it)."
-        )
-        state: state_type = strawberry.field(  # type: ignore[valid-type]
-            description="The match as the seat sees it."
-        )
-
-    def from_reclaimed(answer: ReclaimSeatResponse) -> SeatReclaimed:
-        return SeatReclaimed(seat=answer.seat, token=answer.token,
-                             state=types.from_state(answer.state))
-
+    types.converter.shape(ReclaimSeatResponse, Shape(
+        name="SeatReclaimed", fields={"state": Codec(state_type, types.from_state)}))
+    reclaimed = types.converter.output(ReclaimSeatResponse)
     reclaim_result = result_union(
-        "ReclaimSeatResult", SeatReclaimed, HAND_FAILURES,
+        "ReclaimSeatResult", reclaimed.annotation, HAND_FAILURES,
         "The seat taken back, or why not.",
     )
     ticket_result = result_union(
-        "CreateStreamTicketResult", StreamTicketType, PLAYER_FAILURES,
+        "CreateStreamTicketResult", STREAM_TICKET.annotation, PLAYER_FAILURES,
         "A stream ticket for the caller's seat, or why not.",
     )
     action_input = games.action_input
@@ -233,7 +220,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
                 # A public match is listed in the lobby (or the live list) first.
                 return await tables.create_match(caller, request, before_write=quota)
 
-            return await answer(CREATE_FAILURES, create, MatchCreated.from_model,
+            return await answer(CREATE_FAILURES, create, MATCH_CREATED.convert,
                                 info.context.lang)
 
         @strawberry.mutation(
@@ -319,7 +306,7 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             async def reclaim() -> Any:
                 return await ctx.service.reclaim_seat(str(match_id), ctx.credentials(), seat)
 
-            return await answer(HAND_FAILURES, reclaim, from_reclaimed, ctx.lang)
+            return await answer(HAND_FAILURES, reclaim, reclaimed.convert, ctx.lang)
 
         @strawberry.mutation(
             description="A short-lived ticket for the caller's seat (needs its token) to open "
@@ -334,6 +321,6 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
             async def issue() -> Any:
                 return await ctx.service.issue_stream_ticket(str(match_id), ctx.credentials())
 
-            return await answer(PLAYER_FAILURES, issue, StreamTicketType.from_model, ctx.lang)
+            return await answer(PLAYER_FAILURES, issue, STREAM_TICKET.convert, ctx.lang)
 
     return Mutation

@@ -15,28 +15,24 @@ from ..rate_limits import charge_guest, limits_of
 from .context import Context, Info
 from .results import PLAYER_FAILURES, answer, result_union
 from .types.failures import BadRequest, Conflict, Unavailable
-from .types.match import SeatToken
-from .types.players import (
-    MatchStatusFilter,
-    MyMatchesPage,
-    PlayerCreated,
-    PlayerDeleted,
-    PlayerType,
-    seat_token,
-)
+from .types.players import MatchStatusFilter
+from .types.wire import MY_MATCHES_PAGE, PLAYER, PLAYER_CREATED, PLAYER_DELETED, SEAT_TOKEN
 
-me_result = result_union("MeResult", PlayerType, PLAYER_FAILURES, "The calling player.")
+me_result = result_union("MeResult", PLAYER.annotation, PLAYER_FAILURES, "The calling player.")
 my_matches_result = result_union(
-    "MyMatchesResult", MyMatchesPage, PLAYER_FAILURES, "A page of the player's matches."
+    "MyMatchesResult", MY_MATCHES_PAGE.annotation, PLAYER_FAILURES,
+    "A page of the player's matches.",
 )
 create_player_result = result_union(
-    "CreatePlayerResult", PlayerCreated, (BadRequest, Unavailable), "A new guest, or why not."
+    "CreatePlayerResult", PLAYER_CREATED.annotation, (BadRequest, Unavailable),
+    "A new guest, or why not.",
 )
 deleted_result = result_union(
-    "DeletePlayerResult", PlayerDeleted, PLAYER_FAILURES, "The player, gone, or why not."
+    "DeletePlayerResult", PLAYER_DELETED.annotation, PLAYER_FAILURES,
+    "The player, gone, or why not.",
 )
 renew_result = result_union(
-    "RenewSeatTokenResult", SeatToken, (*PLAYER_FAILURES, Conflict),
+    "RenewSeatTokenResult", SEAT_TOKEN.annotation, (*PLAYER_FAILURES, Conflict),
     "The seat's new token, or why not (`Conflict`: the match has not started, or was "
     "cancelled).",
 )
@@ -60,7 +56,7 @@ class PlayerQuery:
     async def me(self, info: Info) -> me_result:  # type: ignore[valid-type]
         ctx = info.context
         return await answer(PLAYER_FAILURES, lambda: _players(ctx).me(ctx.credentials()),
-                            PlayerType.from_model, ctx.lang)
+                            PLAYER.convert, ctx.lang)
 
     @strawberry.field(
         description="The calling player's matches, newest created first; follow `nextCursor` "
@@ -77,7 +73,7 @@ class PlayerQuery:
         return await answer(
             PLAYER_FAILURES,
             lambda: _players(ctx).my_matches(ctx.credentials(), **filters),
-            MyMatchesPage.from_model, ctx.lang,
+            MY_MATCHES_PAGE.convert, ctx.lang,
         )
 
     @strawberry.field(
@@ -88,7 +84,7 @@ class PlayerQuery:
         ctx = info.context
         return await answer(
             PLAYER_FAILURES, lambda: _players(ctx).app_player(ctx.credentials(), user),
-            PlayerType.from_model, ctx.lang,
+            PLAYER.convert, ctx.lang,
         )
 
     @strawberry.field(description="One of the app's players' matches (needs the app's key).")
@@ -102,7 +98,7 @@ class PlayerQuery:
         return await answer(
             PLAYER_FAILURES,
             lambda: _players(ctx).app_matches(ctx.credentials(), str(player), **filters),
-            MyMatchesPage.from_model, ctx.lang,
+            MY_MATCHES_PAGE.convert, ctx.lang,
         )
 
 
@@ -127,7 +123,7 @@ class PlayerMutation:
             await charge_guest(limits_of(ctx.request.app), ctx.request.scope)
             return await _players(ctx).create_guest(request)
 
-        return await answer((BadRequest, Unavailable), create, PlayerCreated.from_model,
+        return await answer((BadRequest, Unavailable), create, PLAYER_CREATED.convert,
                             ctx.lang)
 
     @strawberry.mutation(description="The calling guest leaves for good (see DELETE /v1/me).")
@@ -135,7 +131,7 @@ class PlayerMutation:
         ctx = info.context
         return await answer(PLAYER_FAILURES,
                             lambda: _players(ctx).delete_me(ctx.credentials()),
-                            PlayerDeleted.from_model, ctx.lang)
+                            PLAYER_DELETED.convert, ctx.lang)
 
     @strawberry.mutation(description="One of the app's users leaves for good (app key).")
     async def delete_app_player(
@@ -144,7 +140,7 @@ class PlayerMutation:
         ctx = info.context
         return await answer(PLAYER_FAILURES,
                             lambda: _players(ctx).delete_app_player(ctx.credentials(), user),
-                            PlayerDeleted.from_model, ctx.lang)
+                            PLAYER_DELETED.convert, ctx.lang)
 
     @strawberry.mutation(
         description="A new token for a seat bound to a player: the seat's player recovers its "
@@ -157,5 +153,5 @@ class PlayerMutation:
         return await answer(
             PLAYER_FAILURES,
             lambda: _players(ctx).renew_seat_token(ctx.credentials(), str(match_id), seat),
-            seat_token, ctx.lang,
+            SEAT_TOKEN.convert, ctx.lang,
         )

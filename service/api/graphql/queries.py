@@ -14,6 +14,7 @@ from .queue import QueueQuery
 from .results import READ_FAILURES, answer, result_union
 from .tables import build_tables_query
 from .types.match import Game, MatchTypes
+from .types.wire import GAME
 from .webhooks import WebhooksQuery
 
 
@@ -38,7 +39,7 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
                 InvitationsQuery, WebhooksQuery):
         @strawberry.field(description="The games this build hosts.")
         async def games(self, info: Info) -> list[Game]:
-            return [Game.from_model(g) for g in await info.context.service.catalogue()]
+            return [GAME.convert(g) for g in await info.context.service.catalogue()]
 
         @strawberry.field(description="A match as the caller (a seat, or a spectator) sees it.")
         async def match(self, info: Info, id: strawberry.ID) -> match_result:  # type: ignore[valid-type]

@@ -1,9 +1,9 @@
 """Quick match in GraphQL: the same operations as REST's ``/v1/queue`` on the same
 ``QueueService`` (``service.lobby``): ``enqueue``, ``leaveQueue`` (mutations, built per set of games
 for the typed ``gameOptions``) and ``queueTicket`` (a query that long-polls with ``wait``).
-The Query and Mutation types inherit these fields (``queries.py``, ``mutations.py``)."""
+The Query and Mutation types inherit these fields (``queries.py``, ``mutations.py``); the
+ticket's type is generated from ``service.lobby.models.QueueTicket``."""
 
-from enum import Enum
 from typing import Annotated, Any
 
 import strawberry
@@ -16,39 +16,16 @@ from service.lobby.models import WAIT_MAX_SECONDS
 
 from ..rate_limits import charge, limits_of, queue_quota
 from .context import Context, Info
+from .convert import Shape
 from .results import PLAYER_FAILURES, answer, result_union
 from .types.games import GameTypes, MalformedInput
+from .types.wire import WIRE
 
-
-@strawberry.enum(description="Where a quick-match ticket stands.")
-class TicketStatus(Enum):
-    WAITING = "waiting"
-    MATCHED = "matched"
-    EXPIRED = "expired"
-    LEFT = "left"
-
-
-@strawberry.type(description="A quick-match ticket as its holder sees it (REST's QueueTicket).")
-class QueueTicket:
-    ticket: strawberry.ID = strawberry.field(
-        description=models.QueueTicket.model_fields["ticket"].description)
-    status: TicketStatus = strawberry.field(
-        description=models.QueueTicket.model_fields["status"].description)
-    game: str
-    players: int
-    match_id: strawberry.ID | None = strawberry.field(description="The match, once matched.")
-    seat: int | None = strawberry.field(description="The player's seat, once matched.")
-    poll_within_seconds: int = strawberry.field(
-        description=models.QueueTicket.model_fields["poll_within_seconds"].description)
-
-    @classmethod
-    def from_model(cls, ticket: models.QueueTicket) -> "QueueTicket":
-        return cls(
-            ticket=strawberry.ID(ticket.ticket), status=TicketStatus(ticket.status),
-            game=ticket.game, players=ticket.players,
-            match_id=strawberry.ID(ticket.match_id) if ticket.match_id is not None else None,
-            seat=ticket.seat, poll_within_seconds=ticket.poll_within_seconds,
-        )
+WIRE.shape(models.TicketStatus, Shape(
+    name="TicketStatus", description="Where a quick-match ticket stands.", upper_case=True))
+WIRE.shape(models.QueueTicket, Shape(ids=("ticket", "match_id")))
+QUEUE_TICKET = WIRE.output(models.QueueTicket)
+QueueTicket: Any = QUEUE_TICKET.annotation
 
 
 ticket_result = result_union("QueueTicketResult", QueueTicket, PLAYER_FAILURES,
@@ -80,7 +57,7 @@ class QueueQuery:
                                                  most=WAIT_MAX_SECONDS))
             return await _queue(ctx).poll(ctx.credentials(), str(ticket), wait)
 
-        return await answer(PLAYER_FAILURES, poll, QueueTicket.from_model, ctx.lang)
+        return await answer(PLAYER_FAILURES, poll, QUEUE_TICKET.convert, ctx.lang)
 
 
 def build_queue_mutation(games: GameTypes) -> type:
@@ -138,7 +115,7 @@ def build_queue_mutation(games: GameTypes) -> type:
                 ticket, _ = await _queue(ctx).enqueue(ctx.credentials(), request, quota=quota)
                 return ticket
 
-            return await answer(PLAYER_FAILURES, queue, QueueTicket.from_model, ctx.lang)
+            return await answer(PLAYER_FAILURES, queue, QUEUE_TICKET.convert, ctx.lang)
 
         @strawberry.mutation(
             description="Leave the queue: the ticket is `LEFT` (one already matched stays "
@@ -150,7 +127,7 @@ def build_queue_mutation(games: GameTypes) -> type:
             ctx = info.context
             return await answer(
                 PLAYER_FAILURES, lambda: _queue(ctx).leave(ctx.credentials(), str(ticket)),
-                QueueTicket.from_model, ctx.lang,
+                QUEUE_TICKET.convert, ctx.lang,
             )
 
     return QueueMutation

@@ -59,7 +59,7 @@ def build_subscription(types: MatchTypes, games: GameTypes | None = None) -> typ
         "MatchUpdate", types.state, READ_FAILURES, "A new version, or why the stream ended."
     )
 
-    base: Any = build_feed_subscription(games) if games is not None else object
+    base: Any = build_feed_subscription(types.converter) if games is not None else object
 
     @strawberry.type(description="Live updates over graphql-transport-ws.")
     class Subscription(base):  # type: ignore[misc]

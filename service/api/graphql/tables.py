@@ -4,7 +4,8 @@ status=active&visibility=public``, on the same ``TableService`` (``service.lobby
 ``lobby`` and ``liveMatches`` (queries), ``joinMatch``, ``leaveMatch``, ``startMatch`` and
 ``cancelMatch`` (mutations, answering the match as the caller sees it), and ``rematch``
 (REST's ``POST /v1/matches/{id}/rematch``, on the same ``Rematch``). Built per schema:
-the entries' options and the states are the engines' types. The Query and Mutation types
+the entries' options and the states are the engines' types; the entries are generated from
+``service.lobby.table_models``. The Query and Mutation types
 inherit these fields (``queries.py``, ``mutations.py``)."""
 
 from typing import Any
@@ -19,8 +20,10 @@ from service.lobby.tables import TableService
 
 from ..rate_limits import charge, limits_of
 from .context import Context, Info
+from .convert import Shape
 from .results import PLAYER_FAILURES, TABLE_FAILURES, answer, result_union
-from .types.match import BotKind, Label, MatchTypes, SeatHolder, labels_of, seat_holder
+from .types.match import BotKind, MatchTypes
+from .types.wire import LABELS
 
 
 def _tables(ctx: Context) -> TableService:
@@ -50,108 +53,30 @@ def _filters(game: str | None, players: int | None, cursor: str | None,
 def build_tables_query(types: MatchTypes) -> type:
     """``lobby`` and ``liveMatches``; their entries' ``options`` are the typed
     ``MatchOptions``, as ``MatchState.options``."""
-    options_type = types.options
-    entry = models.LobbyEntry.model_fields
-    live = models.LiveEntry.model_fields
+    converter = types.converter
+    reshaped = {"options": types.typed_options, "labels": LABELS}
+    notes = {
+        "options": "The game's options it was created with, every default filled in; null: "
+        "every default.",
+        "labels": "The app-defined labels given at creation, sorted by key.",
+        "created_at": "RFC 3339, UTC.",
+    }
+    converter.shape(models.LobbyEntry, Shape(ids=("match_id",), fields=reshaped, notes=notes))
+    converter.shape(models.LiveEntry, Shape(ids=("match_id",), fields=reshaped, notes=notes))
+    converter.shape(models.LobbyPage, Shape(
+        description="A page of the lobby: waiting public matches."))
+    converter.shape(models.LivePage, Shape(description="A page of the live public matches."))
+    lobby_page = converter.output(models.LobbyPage)
+    live_page = converter.output(models.LivePage)
+    LobbyPage, LivePage = lobby_page.annotation, live_page.annotation
 
-    @strawberry.type(description="A waiting public match, as everyone may see it (REST's "
-                     "LobbyEntry): no seed, no hands, no tokens.")
-    class LobbyEntry:
-        match_id: strawberry.ID
-        game: str
-        version: int
-        rules_version: int = strawberry.field(description=entry["rules_version"].description)
-        players: int = strawberry.field(description=entry["players"].description)
-        seats: list[SeatHolder] = strawberry.field(description=entry["seats"].description)
-        open_seats: list[int] = strawberry.field(description=entry["open_seats"].description)
-        options: options_type = strawberry.field(  # type: ignore[valid-type]
-            description="The game's options it was created with, every default filled in; "
-            "null: every default."
-        )
-        name: str | None = strawberry.field(description=entry["name"].description)
-        labels: list[Label] = strawberry.field(
-            description="The app-defined labels given at creation, sorted by key."
-        )
-        seed_chosen: bool = strawberry.field(description=entry["seed_chosen"].description)
-        created_at: str = strawberry.field(description="RFC 3339, UTC.")
-        age_seconds: int = strawberry.field(description=entry["age_seconds"].description)
+    def from_lobby(page: models.LobbyPage) -> Any:
+        return lobby_page.convert(
+            page.model_copy(update={"items": [types.typed(item) for item in page.items]}))
 
-    @strawberry.type(description="An active public match, to spectate (REST's LiveEntry).")
-    class LiveEntry:
-        match_id: strawberry.ID
-        game: str
-        version: int
-        rules_version: int
-        players: int = strawberry.field(description=live["players"].description)
-        seats: list[SeatHolder] = strawberry.field(description=live["seats"].description)
-        active_seats: list[int] = strawberry.field(description=live["active_seats"].description)
-        options: options_type = strawberry.field(  # type: ignore[valid-type]
-            description="The game's options it was created with, every default filled in; "
-            "null: every default."
-        )
-        name: str | None
-        labels: list[Label] = strawberry.field(
-            description="The app-defined labels given at creation, sorted by key."
-        )
-        seed_chosen: bool
-        created_at: str = strawberry.field(description="RFC 3339, UTC.")
-        updated_at: str = strawberry.field(description=live["updated_at"].description)
-
-    @strawberry.type(description="A page of the lobby: waiting public matches.")
-    class LobbyPage:
-        items: list[LobbyEntry] = strawberry.field(
-            description=models.LobbyPage.model_fields["items"].description
-        )
-        next_cursor: str | None = strawberry.field(
-            description=models.LobbyPage.model_fields["next_cursor"].description
-        )
-
-    @strawberry.type(description="A page of the live public matches.")
-    class LivePage:
-        items: list[LiveEntry] = strawberry.field(
-            description=models.LivePage.model_fields["items"].description
-        )
-        next_cursor: str | None = strawberry.field(
-            description=models.LivePage.model_fields["next_cursor"].description
-        )
-
-    def from_lobby(page: models.LobbyPage) -> LobbyPage:
-        wire = page.to_json()["items"]
-        assert isinstance(wire, list)
-        return LobbyPage(
-            items=[
-                LobbyEntry(
-                    match_id=strawberry.ID(item.match_id), game=item.game,
-                    version=item.version, rules_version=item.rules_version,
-                    players=item.players, seats=[seat_holder(h) for h in item.seats],
-                    open_seats=list(item.open_seats), options=types.match_options(item),
-                    name=item.name, labels=labels_of(item.labels),
-                    seed_chosen=item.seed_chosen, created_at=str(raw["createdAt"]),
-                    age_seconds=item.age_seconds,
-                )
-                for item, raw in zip(page.items, wire, strict=True)
-            ],
-            next_cursor=page.next_cursor,
-        )
-
-    def from_live(page: models.LivePage) -> LivePage:
-        wire = page.to_json()["items"]
-        assert isinstance(wire, list)
-        return LivePage(
-            items=[
-                LiveEntry(
-                    match_id=strawberry.ID(item.match_id), game=item.game,
-                    version=item.version, rules_version=item.rules_version,
-                    players=item.players, seats=[seat_holder(h) for h in item.seats],
-                    active_seats=list(item.active_seats), options=types.match_options(item),
-                    name=item.name, labels=labels_of(item.labels),
-                    seed_chosen=item.seed_chosen, created_at=str(raw["createdAt"]),
-                    updated_at=str(raw["updatedAt"]),
-                )
-                for item, raw in zip(page.items, wire, strict=True)
-            ],
-            next_cursor=page.next_cursor,
-        )
+    def from_live(page: models.LivePage) -> Any:
+        return live_page.convert(
+            page.model_copy(update={"items": [types.typed(item) for item in page.items]}))
 
     lobby_result = result_union("LobbyResult", LobbyPage, PLAYER_FAILURES,
                                 "A page of the lobby, or why not.")

@@ -1,6 +1,13 @@
-"""Time controls, timeout policies and seat clocks in GraphQL, mirroring the REST models
-(``service/matches/models.py``: ``TimeControlSpec``, ``OnTimeoutSpec``, ``MatchClock``). Times
-are RFC 3339 strings, as REST writes them (the converters take REST's JSON form)."""
+"""Time controls and timeout policies in GraphQL (``service/matches/models.py``:
+``TimeControlSpec``, ``OnTimeoutSpec``); the seats' clocks are generated in ``wire.py``.
+
+The settings of each control (``CorrespondenceSettings``, ``LiveSettings``) are generated, as
+outputs and as inputs. Hand-written: the wrappers, whose GraphQL shape is not the model's --
+``TimeControl`` is one object with a field per control where the model is an untagged union
+of one-key objects, and ``OnTimeout`` one object with ``policy`` and an optional ``bot``
+where the model is a union tagged by ``policy`` (published so before the types were
+generated).
+"""
 
 from enum import Enum
 from typing import Any
@@ -9,44 +16,20 @@ import strawberry
 
 from service.matches import models
 
-from .match import BotKind
+from ..convert import Codec, Optional
+from .wire import BOT_KIND, CORRESPONDENCE, CORRESPONDENCE_INPUT, LIVE, LIVE_INPUT
 
-
-def _doc(model: type[Any], field: str) -> str | None:
-    described: str | None = model.model_fields[field].description
-    return described
-
-
-@strawberry.type(description="A deadline per move.")
-class CorrespondenceTimeControl:
-    seconds_per_move: int = strawberry.field(
-        description=_doc(models.CorrespondenceSettings, "seconds_per_move"))
-
-
-@strawberry.type(description="A chess-style clock per seat.")
-class LiveTimeControl:
-    base_seconds: int = strawberry.field(description=_doc(models.LiveSettings, "base_seconds"))
-    increment_seconds: int = strawberry.field(
-        description=_doc(models.LiveSettings, "increment_seconds"))
+BotKind: Any = BOT_KIND.annotation
+CorrespondenceTimeControl: Any = CORRESPONDENCE.annotation
+LiveTimeControl: Any = LIVE.annotation
+CorrespondenceInput: Any = CORRESPONDENCE_INPUT.annotation
+LiveInput: Any = LIVE_INPUT.annotation
 
 
 @strawberry.type(description="A match's time control: exactly one field is set.")
 class TimeControl:
     correspondence: CorrespondenceTimeControl | None
     live: LiveTimeControl | None
-
-
-@strawberry.input(description="A deadline per move.")
-class CorrespondenceInput:
-    seconds_per_move: int = strawberry.field(
-        description=_doc(models.CorrespondenceSettings, "seconds_per_move"))
-
-
-@strawberry.input(description="A chess-style clock per seat.")
-class LiveInput:
-    base_seconds: int = strawberry.field(description=_doc(models.LiveSettings, "base_seconds"))
-    increment_seconds: int = strawberry.field(
-        default=0, description=_doc(models.LiveSettings, "increment_seconds"))
 
 
 @strawberry.input(one_of=True, description=models.TIME_CONTROL_DESCRIPTION)
@@ -77,31 +60,13 @@ class OnTimeoutInput:
         "(omitted: random).")
 
 
-@strawberry.type(description=models.SeatClockState.__doc__)
-class SeatClock:
-    seat: int
-    remaining_ms: int | None = strawberry.field(
-        description=_doc(models.SeatClockState, "remaining_ms"))
-    deadline: str | None = strawberry.field(description=_doc(models.SeatClockState, "deadline"))
-    running: bool = strawberry.field(description=_doc(models.SeatClockState, "running"))
-    turn_started_at: str | None = strawberry.field(
-        description=_doc(models.SeatClockState, "turn_started_at"))
-
-
-@strawberry.type(description=models.MatchClock.__doc__)
-class MatchClock:
-    server_time: str = strawberry.field(description=_doc(models.MatchClock, "server_time"))
-    seats: list[SeatClock]
-
-
 def time_control_of(spec: models.TimeControlSpec | None) -> TimeControl | None:
     if spec is None:
         return None
     if isinstance(spec, models.CorrespondenceControl):
-        return TimeControl(correspondence=CorrespondenceTimeControl(
-            seconds_per_move=spec.correspondence.seconds_per_move), live=None)
-    return TimeControl(correspondence=None, live=LiveTimeControl(
-        base_seconds=spec.live.base_seconds, increment_seconds=spec.live.increment_seconds))
+        return TimeControl(correspondence=CORRESPONDENCE.convert(spec.correspondence),
+                           live=None)
+    return TimeControl(correspondence=None, live=LIVE.convert(spec.live))
 
 
 def on_timeout_of(spec: models.OnTimeoutSpec | None) -> OnTimeout | None:
@@ -112,15 +77,8 @@ def on_timeout_of(spec: models.OnTimeoutSpec | None) -> OnTimeout | None:
     return OnTimeout(policy=TimeoutPolicy.forfeit, bot=None)
 
 
-def clock_of(clock: models.MatchClock | None) -> MatchClock | None:
-    if clock is None:
-        return None
-    wire = clock.model_dump(mode="json", by_alias=True)
-    return MatchClock(server_time=wire["serverTime"], seats=[
-        SeatClock(seat=s["seat"], remaining_ms=s["remainingMs"], deadline=s["deadline"],
-                  running=s["running"], turn_started_at=s["turnStartedAt"])
-        for s in wire["seats"]
-    ])
+TIME_CONTROL = Codec(Optional(TimeControl), time_control_of)
+ON_TIMEOUT = Codec(Optional(OnTimeout), on_timeout_of)
 
 
 def time_control_input(value: TimeControlInput | None) -> dict[str, Any] | None:
@@ -128,11 +86,9 @@ def time_control_input(value: TimeControlInput | None) -> dict[str, Any] | None:
     if value is None or value is strawberry.UNSET:
         return None
     if value.correspondence not in (None, strawberry.UNSET):
-        assert value.correspondence is not None
-        return {"correspondence": {"secondsPerMove": value.correspondence.seconds_per_move}}
+        return {"correspondence": CORRESPONDENCE_INPUT.convert(value.correspondence)}
     assert value.live is not None and value.live is not strawberry.UNSET
-    return {"live": {"baseSeconds": value.live.base_seconds,
-                     "incrementSeconds": value.live.increment_seconds}}
+    return {"live": LIVE_INPUT.convert(value.live)}
 
 
 def on_timeout_input(value: OnTimeoutInput | None) -> dict[str, Any] | None:

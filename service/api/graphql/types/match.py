@@ -1,99 +1,64 @@
-"""Object types of the match operations, mirroring the wire models of
-``service/matches/models.py``.
+"""Object types of the match operations, generated from ``service/matches/models.py``.
 
-The types that hold no engine data are declared once here (``MatchStatus``, ``Visibility``,
-labels, seats and bot seats, ``Game``, ``MatchCreated``). ``MatchState``, ``LegalMoves``,
-``ActionAccepted``, ``LogEntry`` and ``LogPage`` are built per schema (``build_match_types``),
-because their views, moves, options, results and events are the types generated from the
-engines (``games.py``, ``events.py``). The ``from_*`` converters take the match service's
-pydantic models, so GraphQL shows exactly what REST shows.
+``MatchState``, ``LegalMoves``, ``LogEntry`` and ``LogPage`` are generated per schema
+(``build_match_types``) because their ``view``, ``moves``, ``action`` and ``events`` are the
+types generated from the engines; the game-independent ones (``Game``, ``MatchCreated``, the
+seats, the clock) once, in ``wire.py``. Every converter takes the service layer's pydantic
+models, so GraphQL shows exactly what REST shows.
 
 (No ``from __future__ import annotations`` here: the annotations refer to local variables.)
 """
 
 from dataclasses import dataclass
-from datetime import datetime
-from enum import Enum
-from typing import Any, cast
+from typing import Any
 
 import strawberry
-from pydantic import TypeAdapter
-from strawberry.scalars import JSON
 
 from service.games import get as get_engine
 from service.matches import models
 
-from ..convert import Optional
+from ..convert import Codec, Converter, Optional, Shape
 from .events import Event
 from .games import GameTypes
-
-
-@strawberry.enum(
-    description="`waiting`: open seats, no game yet; `active`: being played; `finished`; "
-    "`cancelled`: it never started. More may be added: treat an unknown one as not playable."
+from .wire import (
+    BOT_KIND,
+    GAME,
+    LABELS,
+    MATCH_CREATED,
+    MATCH_STATUS,
+    SEAT_HOLDER,
+    SEAT_TOKEN,
+    VISIBILITY,
+    Label,
+    labels_of,
 )
-class MatchStatus(Enum):
-    waiting = "waiting"
-    active = "active"
-    finished = "finished"
-    cancelled = "cancelled"
 
-
-@strawberry.enum(description=models.VISIBILITY_DESCRIPTION)
-class Visibility(Enum):
-    public = "public"
-    unlisted = "unlisted"
-    private = "private"
-
-
-@strawberry.type(description="One app-defined label of a match (GraphQL has no maps).")
-class Label:
-    key: str
-    value: str
+SeatHolder: Any = SEAT_HOLDER.annotation
+seat_holder = SEAT_HOLDER.convert
+SeatToken: Any = SEAT_TOKEN.annotation
+Visibility: Any = VISIBILITY.annotation
+BotKind: Any = BOT_KIND.annotation
+MatchStatus: Any = MATCH_STATUS.annotation
+Game: Any = GAME.annotation
+MatchCreated: Any = MATCH_CREATED.annotation
+__all__ = ["Label", "labels_of"]
 
 
 @strawberry.input(description="One app-defined label of a new match: keys 1-32 characters, "
                   "values at most 128, at most 16 labels, each key once.")
 class LabelInput:
+    """Hand-written: the request's labels are a JSON object (no model to generate from)."""
+
     key: str
     value: str
 
 
-def labels_of(labels: dict[str, str]) -> list[Label]:
-    """A match's labels as a list, sorted by key (the same labels, the same list)."""
-    return [Label(key=key, value=labels[key]) for key in sorted(labels)]
-
-
-@strawberry.enum(description="A built-in computer player.")
-class BotKind(Enum):
-    random = "random"
-    greedy = "greedy"
-    search = "search"
-
-
 @strawberry.type(description="A seat played by a bot (the worker plays it).")
 class BotSeat:
+    """Hand-written: the wire's ``bots`` is a map (seat -> kind), which GraphQL cannot type."""
+
     seat: int
     kind: BotKind
-
-
-@strawberry.type(description="Who sits in a seat, as everyone may see it.")
-class SeatHolder:
-    seat: int
-    name: str | None = strawberry.field(
-        description="The player's display name; null for an anonymous seat and for a bot."
-    )
-    bot: BotKind | None = strawberry.field(description="The bot playing the seat, if any.")
-    open: bool = strawberry.field(
-        description="True for an open seat nobody has taken yet (a waiting match): join it "
-        "with joinMatch."
-    )
-
-
-def seat_holder(holder: models.SeatHolder) -> SeatHolder:
-    return SeatHolder(seat=holder.seat, name=holder.name,
-                      bot=None if holder.bot is None else BotKind(holder.bot),
-                      open=holder.open)
 
 
 @strawberry.input(
@@ -103,6 +68,9 @@ def seat_holder(holder: models.SeatHolder) -> SeatHolder:
     "match waits for a player to join it).",
 )
 class SeatInput:
+    """Hand-written: ``createMatch``'s seat is an untagged union (``SeatRequest``: one key per
+    member), which ``Converter.input_one_of`` (tag-keyed) does not make."""
+
     player: strawberry.ID | None = strawberry.UNSET
     user: str | None = strawberry.UNSET
     bot: BotKind | None = strawberry.UNSET
@@ -114,69 +82,10 @@ class SeatInput:
 
 @strawberry.input(description="A bot seat of a new match.")
 class BotSeatInput:
+    """Hand-written: an argument of ``createMatch`` (REST's ``bots`` is a map)."""
+
     seat: int
     kind: BotKind
-
-
-@strawberry.type(description="A game this build hosts.")
-class Game:
-    id: str
-    title: str
-    min_players: int
-    max_players: int
-    options_schema: JSON = strawberry.field(
-        description="JSON Schema of the game's options (every option has a default)."
-    )
-    rules_versions: list[int] = strawberry.field(
-        description="The rules versions this server plays, oldest first. A match keeps the "
-        "version it was created under for its whole life."
-    )
-    current_rules_version: int = strawberry.field(
-        description="The rules version new matches get."
-    )
-    catalogue_url: str | None = strawberry.field(
-        description="The game's component catalogue over REST (also the `game` query) for "
-        "the current rules version; add ?rulesVersion=N for a match's version. Null for a "
-        "game without one."
-    )
-
-    @classmethod
-    def from_model(cls, info: models.GameInfo) -> "Game":
-        return cls(
-            id=info.id, title=info.title, min_players=info.min_players,
-            max_players=info.max_players, options_schema=cast(JSON, info.options_schema),
-            rules_versions=list(info.rules_versions),
-            current_rules_version=info.current_rules_version,
-            catalogue_url=info.catalogue_url,
-        )
-
-
-@strawberry.type(description="The secret token of one human seat. Shown only once.")
-class SeatToken:
-    seat: int
-    token: str
-
-
-@strawberry.type(description="A new match and one token per human seat.")
-class MatchCreated:
-    match_id: strawberry.ID
-    game: str
-    version: int
-    seats: list[SeatToken]
-
-    @classmethod
-    def from_model(cls, created: models.CreateMatchResponse) -> "MatchCreated":
-        return cls(
-            match_id=strawberry.ID(created.match_id), game=created.game,
-            version=created.version,
-            seats=[SeatToken(seat=s.seat, token=s.token) for s in created.seats],
-        )
-
-
-def _rfc3339(value: Any) -> str | None:
-    """A time as REST writes it."""
-    return None if value is None else cast(str, TypeAdapter(datetime).dump_python(
-        value, mode="json"))
 
 
 @dataclass(frozen=True)
@@ -186,7 +95,6 @@ class MatchTypes:
     state: Any
     legal_moves: Any
     accepted: Any
-    log_entry: Any
     log_page: Any
     from_state: Any
     from_legal_moves: Any
@@ -194,227 +102,120 @@ class MatchTypes:
     from_log: Any
     options: Any
     """The ``MatchOptions`` union (the annotation)."""
-    match_options: Any
-    """A match's (or a list entry's) wire options as a ``MatchOptions`` member, or None."""
+    converter: Converter
+    """The schema's converter (for the types built on these, e.g. the lobby's entries)."""
+    typed_options: Any
+    """A ``Codec`` for an ``options`` field: ``MatchOptions``, from the value ``typed`` gives."""
+    typed: Any
+    """A match (or a list entry) with its wire options as its engine's ``Options`` value."""
 
 
-def build_match_types(games: GameTypes) -> MatchTypes:
-    from .clocks import MatchClock, OnTimeout, TimeControl, clock_of, on_timeout_of, time_control_of
+def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
+    from .clocks import ON_TIMEOUT, TIME_CONTROL
 
-    view_type = Optional(games.view.annotation)
     move_type = games.move.annotation
-    result_type = Optional(games.result.annotation)
     assert games.options is not None
     options_type = Optional(games.options.annotation)
-    optional_move = Optional(move_type)
 
-    @strawberry.type(description="A match as the caller (a seat, or a spectator) sees it.")
-    class MatchState:
-        match_id: strawberry.ID
-        game: str
-        version: int
-        rules_version: int = strawberry.field(
-            description="The game's rules version this match is played under; fixed for "
-            "the match's whole life."
-        )
-        status: MatchStatus
-        seat: int | None = strawberry.field(
-            description="The caller's seat; null for a spectator."
-        )
-        active_seats: list[int] = strawberry.field(description="Seats that may act now.")
-        bots: list[BotSeat] = strawberry.field(
-            description="Seats played by bots, and which bot."
-        )
-        view: view_type = strawberry.field(  # type: ignore[valid-type]
-            description="What the caller may see: the View type of the match's game; null "
-            "while the match waits for players and once it is cancelled."
-        )
-        result: result_type = strawberry.field(  # type: ignore[valid-type]
-            description="Final scores once the match is finished."
-        )
-        players: list[SeatHolder] = strawberry.field(
-            description="Who sits in each seat, in seat order: a player's display name or "
-            "a bot."
-        )
-        options: options_type = strawberry.field(  # type: ignore[valid-type]
-            description="The game's options the match was created with, every default filled "
-            "in; null: created without options (every default)."
-        )
-        seed_chosen: bool = strawberry.field(
-            description=models.MatchState.model_fields["seed_chosen"].description
-        )
-        seed_commitment: str | None = strawberry.field(
-            description=models.MatchState.model_fields["seed_commitment"].description
-        )
-        seed: str | None = strawberry.field(
-            description="The match's seed in decimal (it may exceed GraphQL's 32-bit Int), "
+    def view_of(view: Any) -> Any:
+        return None if view is None else games.view.convert(view)
+
+    def move_of(action: Any) -> Any:
+        return None if action is None else games.move.convert(action)
+
+    def options_of(options: Any) -> Any:
+        # ``typed`` has already turned the wire options into the engine's Options value.
+        return None if options is None else games.options.convert(options)  # type: ignore[union-attr]
+
+    typed_options = Codec(options_type, options_of)
+    events = Codec(list[Event], lambda items: [games.events.convert(e) for e in items])
+    converter.shape(models.MatchState, Shape(
+        description="A match as the caller (a seat, or a spectator) sees it.",
+        ids=("match_id", "rematch_of", "rematch"),
+        fields={
+            "bots": Codec(list[BotSeat], lambda bots: [
+                BotSeat(seat=int(seat), kind=BotKind(kind)) for seat, kind in bots.items()
+            ]),
+            "view": Codec(Optional(games.view.annotation), view_of),
+            "options": typed_options,
+            # A seed may exceed GraphQL's 32-bit Int: published in decimal.
+            "seed": Codec(Optional(str), lambda seed: None if seed is None else str(seed)),
+            "labels": LABELS,
+            "time_control": TIME_CONTROL,
+            "on_timeout": ON_TIMEOUT,
+        },
+        notes={
+            "bots": "Seats played by bots, and which bot.",
+            "view": "What the caller may see: the View type of the match's game; null while "
+            "the match waits for players and once it is cancelled.",
+            "seed": "The match's seed in decimal (it may exceed GraphQL's 32-bit Int), "
             "revealed once the match is finished (null before): with the number of seats, "
-            "`options` and `rulesVersion` it sets the match up again, and the log (every "
-            "move is shown once the match is finished) replays it."
-        )
-        seed_salt: str | None = strawberry.field(
-            description=models.MatchState.model_fields["seed_salt"].description
-        )
-        visibility: Visibility = strawberry.field(
-            description=models.MatchState.model_fields["visibility"].description
-        )
-        name: str | None = strawberry.field(
-            description=models.MatchState.model_fields["name"].description
-        )
-        labels: list[Label] = strawberry.field(
-            description="The app-defined labels given at creation, sorted by key."
-        )
-        open_seats: list[int] = strawberry.field(
-            description=models.MatchState.model_fields["open_seats"].description
-        )
-        start_version: int = strawberry.field(
-            description=models.MatchState.model_fields["start_version"].description
-        )
-        cancel_reason: str | None = strawberry.field(
-            description=models.MatchState.model_fields["cancel_reason"].description
-        )
-        creator_seat: int | None = strawberry.field(
-            description=models.MatchState.model_fields["creator_seat"].description
-        )
-        rematch_of: strawberry.ID | None = strawberry.field(
-            description=models.MatchState.model_fields["rematch_of"].description
-        )
-        rematch: strawberry.ID | None = strawberry.field(
-            description=models.MatchState.model_fields["rematch"].description
-        )
-        created_at: str | None = strawberry.field(
-            description=models.MatchState.model_fields["created_at"].description
-        )
-        updated_at: str | None = strawberry.field(
-            description=models.MatchState.model_fields["updated_at"].description
-        )
-        time_control: TimeControl | None = strawberry.field(
-            description=models.MatchState.model_fields["time_control"].description
-        )
-        on_timeout: OnTimeout | None = strawberry.field(
-            description=models.MatchState.model_fields["on_timeout"].description
-        )
-        clock: MatchClock | None = strawberry.field(
-            description=models.MatchState.model_fields["clock"].description
-        )
-
-    @strawberry.type(description="The caller's legal moves at one version.")
-    class LegalMoves:
-        match_id: strawberry.ID
-        version: int
-        seat: int | None = strawberry.field(
-            description="The caller's seat; null for a spectator (who has no moves)."
-        )
-        moves: list[move_type] = strawberry.field(  # type: ignore[valid-type]
-            description="Every legal move; each maps onto one field of ActionInput."
-        )
-        texts: list[str] = strawberry.field(
-            description="One sentence per move, in the order of `moves` and in the request's "
-            "language: what to show the player. Send the move, not its text."
-        )
+            "`options` and `rulesVersion` it sets the match up again, and the log (every move "
+            "is shown once the match is finished) replays it.",
+            "labels": "The app-defined labels given at creation, sorted by key.",
+        },
+    ))
+    converter.shape(models.LegalMoves, Shape(
+        description="The caller's legal moves at one version.", ids=("match_id",),
+        fields={"moves": Codec(list[move_type], lambda moves: [  # type: ignore[valid-type]
+            games.move.convert(m) for m in moves
+        ])},
+        notes={"moves": "Every legal move; each maps onto one field of ActionInput."},
+    ))
+    converter.shape(models.LogEntryOut, Shape(
+        name="LogEntry", description="One version of the match history, as the caller may "
+        "see it.", fields={"action": Codec(Optional(move_type), move_of),
+                                 "events": events},
+    ))
+    converter.shape(models.LogPage, Shape(
+        description="Log entries after a version, up to `latestVersion`.",
+        ids=("match_id",), order=("match_id", "entries", "latest_version", "next_after"),
+    ))
+    state = converter.output(models.MatchState)
+    legal_moves = converter.output(models.LegalMoves)
+    log_page = converter.output(models.LogPage)
+    MatchState = state.annotation
 
     @strawberry.type(description="The move was stored as `version`.")
     class ActionAccepted:
+        """Hand-written: ``state`` is converted only when selected (the whole view is most of
+        an act's cost, and a bot that selects ``version`` alone should not pay for it)."""
+
         match_id: strawberry.ID
-        version: int = strawberry.field(description="The version the caller's move created.")
+        version: int = strawberry.field(
+            description=models.ActResponse.model_fields["version"].description
+        )
         events: list[Event]
         answer: strawberry.Private[models.MatchState]
 
-        @strawberry.field(
-            description="The caller's view right after the move, before any bot moves it "
-            "lets come (those follow as new versions)."
-        )
-        def state(self) -> MatchState:
-            # Converted only when selected: the whole view is most of an act's cost, and
-            # a bot that selects `version` alone should not pay for it.
-            return from_state(self.answer)
+        @strawberry.field(description=models.ActResponse.model_fields["state"].description)
+        def state(self) -> MatchState:  # type: ignore[valid-type]
+            return from_state(self.answer)  # type: ignore[no-any-return]
 
-    @strawberry.type(description="One version of the match history, as the caller may see it.")
-    class LogEntry:
-        version: int
-        seat: int | None = strawberry.field(description="The seat that acted.")
-        action: optional_move = strawberry.field(  # type: ignore[valid-type]
-            description=models.LogEntryOut.model_fields["action"].description
-        )
-        events: list[Event]
+    def typed(value: Any) -> Any:
+        if value.options is None:
+            return value
+        return value.model_copy(update={"options": _typed_options(value)})
 
-    @strawberry.type(description="Log entries after a version, up to `latestVersion`.")
-    class LogPage:
-        match_id: strawberry.ID
-        entries: list[LogEntry]
-        latest_version: int
-        next_after: int | None = strawberry.field(
-            description=models.LogPage.model_fields["next_after"].description
-        )
-        players: list[SeatHolder] = strawberry.field(
-            description=models.LogPage.model_fields["players"].description
-        )
-
-    def from_state(state: models.MatchState) -> MatchState:
-        return MatchState(
-            match_id=strawberry.ID(state.match_id), game=state.game, version=state.version,
-            rules_version=state.rules_version, status=MatchStatus(state.status),
-            seat=state.seat,
-            active_seats=list(state.active_seats),
-            bots=[BotSeat(seat=int(s), kind=BotKind(k)) for s, k in state.bots.items()],
-            view=None if state.view is None else games.view.convert(state.view),
-            result=None if state.result is None else games.result.convert(state.result),
-            players=[seat_holder(h) for h in state.players],
-            options=match_options(state), seed_chosen=state.seed_chosen,
-            seed_commitment=state.seed_commitment,
-            seed=None if state.seed is None else str(state.seed), seed_salt=state.seed_salt,
-            visibility=Visibility(state.visibility), name=state.name,
-            labels=labels_of(state.labels), open_seats=list(state.open_seats),
-            start_version=state.start_version, cancel_reason=state.cancel_reason,
-            creator_seat=state.creator_seat,
-            rematch_of=None if state.rematch_of is None else strawberry.ID(state.rematch_of),
-            rematch=None if state.rematch is None else strawberry.ID(state.rematch),
-            created_at=_rfc3339(state.created_at), updated_at=_rfc3339(state.updated_at),
-            time_control=time_control_of(state.time_control),
-            on_timeout=on_timeout_of(state.on_timeout), clock=clock_of(state.clock),
-        )
-
-    def match_options(state: Any) -> Any:
-        """The typed options of a match (a ``MatchState``, or a lobby list's entry)."""
-        if state.options is None:
-            return None
-        engine: Any = get_engine(state.game)
-        assert games.options is not None
-        return games.options.convert(engine.Options.model_validate(state.options))
-
-    def from_legal_moves(moves: models.LegalMoves) -> LegalMoves:
-        return LegalMoves(
-            match_id=strawberry.ID(moves.match_id), version=moves.version, seat=moves.seat,
-            moves=[games.move.convert(m) for m in moves.moves],
-            texts=list(moves.texts),
-        )
+    def from_state(value: models.MatchState) -> Any:
+        return state.convert(typed(value))
 
     def from_act(response: models.ActResponse) -> ActionAccepted:
         return ActionAccepted(
             match_id=strawberry.ID(response.match_id), version=response.version,
-            events=[games.events.convert(e) for e in response.events],
-            answer=response.state,
-        )
-
-    def from_log(page: models.LogPage) -> LogPage:
-        return LogPage(
-            match_id=strawberry.ID(page.match_id),
-            entries=[
-                LogEntry(
-                    version=entry.version, seat=entry.seat,
-                    action=None if entry.action is None else games.move.convert(entry.action),
-                    events=[games.events.convert(e) for e in entry.events],
-                )
-                for entry in page.entries
-            ],
-            latest_version=page.latest_version,
-            next_after=page.next_after,
-            players=[seat_holder(h) for h in page.players],
+            events=events.convert(response.events), answer=response.state,
         )
 
     return MatchTypes(
-        state=MatchState, legal_moves=LegalMoves, accepted=ActionAccepted,
-        log_entry=LogEntry, log_page=LogPage, from_state=from_state,
-        from_legal_moves=from_legal_moves, from_act=from_act, from_log=from_log,
-        options=options_type, match_options=match_options,
+        state=MatchState, legal_moves=legal_moves.annotation, accepted=ActionAccepted,
+        log_page=log_page.annotation, from_state=from_state,
+        from_legal_moves=legal_moves.convert, from_act=from_act, from_log=log_page.convert,
+        options=options_type, converter=converter,
+        typed_options=typed_options, typed=typed,
     )
+
+
+def _typed_options(state: Any) -> Any:
+    """A match's wire options as its engine's ``Options`` value."""
+    engine: Any = get_engine(state.game)
+    return engine.Options.model_validate(state.options)
