@@ -57,11 +57,11 @@ import httpx
 from service.identity.callers import Caller
 from service.matches import MatchService
 from service.matches.models import CreateMatchRequest
-from service.notify import WebhookService, WebhookSettings
-from service.notify.models import CreateWebhookRequest
 from service.players import PlayerService
 from service.store import DocStore
 from service.store.sqlite import SqliteStore
+from service.webhooks import WebhookService, WebhookSettings
+from service.webhooks.models import CreateWebhookRequest
 from service.workers.webhooks import WebhookWorker
 
 PARTS = ("webhooks", "headers", "websocket")

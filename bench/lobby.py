@@ -39,14 +39,14 @@ from typing import Any
 
 from service.errors import ApiError
 from service.identity.callers import Caller
-from service.lobby.table_models import JoinRequest
-from service.lobby.tables import TableService
 from service.matches import MatchService
 from service.matches.models import CreateMatchRequest
 from service.players import PlayerService
 from service.players.listing import encode_cursor
 from service.players.models import CreatePlayerRequest
 from service.store.redis import RedisStore
+from service.tables import TableService
+from service.tables.models import JoinRequest
 
 from .quick_match import _pct
 

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.identity.callers import Caller
-from service.lobby import QueueService
-from service.lobby.models import EnqueueRequest
-from service.lobby.records import QueueDoc, digest_of_ticket, queue_key
 from service.matches import MatchService
 from service.players import PlayerService
 from service.players.models import CreatePlayerRequest
+from service.queue import QueueService
+from service.queue.models import EnqueueRequest
+from service.queue.records import QueueDoc, digest_of_ticket, queue_key
 from service.store.redis import RedisStore
 
 QUEUES = ({"game": "ny1901", "players": 4}, {"game": "ginkgopolis", "players": 3})

@@ -72,7 +72,7 @@ _on_off = _arg(parse_on_off)
 
 
 def _window(value: str) -> Any:
-    from service.notify.budget import parse_window
+    from service.webhooks.budget import parse_window
 
     return _arg(parse_window)(value)
 

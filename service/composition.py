@@ -11,18 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
+from service.invitations import InvitationService
 from service.live import LiveHub
 from service.live.replays import ReplayBudget
-from service.lobby import QueueService
-from service.lobby.invitations import InvitationService
-from service.lobby.rematch import Rematch
-from service.lobby.tables import TableService
 from service.matches import MatchService, live_gauges
 from service.metrics import Metrics
-from service.notify import WebhookService
 from service.players import PlayerService
+from service.queue import QueueService
 from service.settings import Settings
 from service.store import DocStore, MatchStore, SqliteStore
+from service.tables import Rematch, TableService
+from service.webhooks import WebhookService
 from service.workers.loops import WorkerLoops
 
 EMBEDDED_WORKER = "embedded"

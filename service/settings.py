@@ -37,22 +37,22 @@ from service.live import (
     DEFAULT_RESUME_WINDOW,
 )
 from service.live.replays import DEFAULT_RATE as DEFAULT_REPLAY_RATE
-from service.lobby.rules import TICKET_SECONDS
 from service.matches.storage import DEFAULT_WAITING_TTL
 from service.matches.tickets import DEFAULT_TICKET_SECONDS
-from service.notify import WebhookSettings
-from service.notify.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT, Window, parse_window
-from service.notify.ssrf import parse_networks
 from service.players.expiry import DEFAULT_GUEST_TTL
 from service.players.service import DEFAULT_AUDIENCE
+from service.queue.rules import TICKET_SECONDS
 from service.store import DEFAULT_DATA_DIR, DEFAULT_MAX_CONNECTIONS
 from service.store.base import DUE_RECLAIM_IDLE_MS
+from service.webhooks import WebhookSettings
+from service.webhooks.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT, Window, parse_window
+from service.webhooks.ssrf import parse_networks
 from service.workers.bots import DEFAULT_CONCURRENCY
 from service.workers.heartbeat import BEAT_SECONDS, DEFAULT_STALE_SECONDS
 
 ENV_PREFIX = "SKYLINE_"
 WEBHOOK_DEFAULTS = WebhookSettings()
-"""The webhook defaults (``service.notify``), which the ``webhook_*`` fields start from."""
+"""The webhook defaults (``service.webhooks``), which the ``webhook_*`` fields start from."""
 HOUR = 3600.0
 DAY = 86400
 
@@ -307,7 +307,7 @@ class Settings(BaseSettings):
     worker_options: dict[str, Any] = {}
     """More keyword arguments of ``service.workers.bots.BotWorker`` (tests)."""
 
-    # -- webhooks (``service.notify``) ------------------------------------------------------
+    # -- webhooks (``service.webhooks``) ------------------------------------------------------
     webhook_allow_http: OnOff = WEBHOOK_DEFAULTS.allow_http
     webhook_allow_networks: Annotated[tuple[str, ...], NoDecode,
                                       _text(parse_networks_text)] = WEBHOOK_DEFAULTS.allow_networks

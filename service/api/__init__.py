@@ -2,8 +2,9 @@
 here (docs/architecture.md).
 
 REST in ``rest/`` (a module per resource), GraphQL in ``graphql/``; both call the same service
-methods (``service.matches``, ``service.players``, ``service.lobby``, ``service.notify``), so
-they cannot disagree. Beside them: the OpenAPI document (``openapi.py``) and the problem codes
+methods (``service.matches``, ``service.players``, ``service.queue``, ``service.tables``,
+``service.invitations``, ``service.webhooks``), so they cannot disagree. Beside them: the
+OpenAPI document (``openapi.py``) and the problem codes
 of each operation (``problem_codes.py``), reading credentials (``credentials.py``), problem
 rendering (``problems.py``), request bodies (``bodies.py``), languages (``languages.py``),
 rate limits (``rate_limits.py``), trusted proxies (``proxies.py``), request ids

@@ -30,21 +30,14 @@ from service.api.operations.base import (
 from service.catalogue import catalogue_models
 from service.errors import Problem
 from service.games.base import Engine
-from service.lobby.invitation_models import (
+from service.invitations.models import (
     Invitation as InvitationOut,
 )
-from service.lobby.invitation_models import (
+from service.invitations.models import (
     InvitationInfo,
     InvitationRequest,
     PlayerInvitationsPage,
     SpectatorToken,
-)
-from service.lobby.models import EnqueueRequest, QueueTicket
-from service.lobby.table_models import (
-    JoinRequest,
-    LivePage,
-    LobbyPage,
-    StartRequest,
 )
 from service.matches.models import (
     MAX_SEED,
@@ -68,16 +61,6 @@ from service.matches.models import (
     StreamTicket,
     Version,
 )
-from service.notify.models import (
-    CreateWebhookRequest,
-    DeliveriesPage,
-    PingQueued,
-    UpdateWebhookRequest,
-    WebhookCreated,
-    WebhookList,
-    WebhookSecret,
-)
-from service.notify.models import Webhook as WebhookOut
 from service.players.models import (
     FEED_KINDS,
     CreatePlayerRequest,
@@ -87,6 +70,23 @@ from service.players.models import (
     PlayerCreated,
     PlayerOut,
 )
+from service.queue.models import EnqueueRequest, QueueTicket
+from service.tables.models import (
+    JoinRequest,
+    LivePage,
+    LobbyPage,
+    StartRequest,
+)
+from service.webhooks.models import (
+    CreateWebhookRequest,
+    DeliveriesPage,
+    PingQueued,
+    UpdateWebhookRequest,
+    WebhookCreated,
+    WebhookList,
+    WebhookSecret,
+)
+from service.webhooks.models import Webhook as WebhookOut
 
 REF = "#/components/schemas/{model}"
 PROBLEM = "application/problem+json"

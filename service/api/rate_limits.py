@@ -46,10 +46,10 @@ from service.limits import (
 )
 from service.limits.verified import VerifiedClients
 from service.live import LiveHub
-from service.lobby.caps import WaitingTablesCap
-from service.lobby.records import Seat
 from service.matches.records import MatchRecord
+from service.queue.records import Seat
 from service.store import DocStore, MatchStore
+from service.tables import WaitingTablesCap
 
 from .languages import lang_of_scope
 from .proxies import client_address
@@ -61,7 +61,7 @@ READ_BUDGET = "read"
 """The budget of any other request no operation declares."""
 GRAPHQL = "/graphql"
 GUEST_TOKEN = "skp_"
-"""A guest's player token (``service.players.auth``): minted by anyone, so counted per
+"""A guest's player token (``service.identity.auth``): minted by anyone, so counted per
 address as well."""
 GUESTS = "/v1/players"
 REFUSED_CREDENTIAL = "bad:"

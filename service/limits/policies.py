@@ -71,7 +71,7 @@ class Quotas:
 
 
 DEFAULT_QUOTAS = Quotas()
-DEFAULT_WAITING_TABLES = 5  # service.lobby.caps
+DEFAULT_WAITING_TABLES = 5  # service.tables.caps
 DEFAULT_WAITING_TABLES_ADDRESS = 20
 
 

@@ -6,7 +6,7 @@ Three credentials, told apart by their prefix, none of them a seat token:
   digest (``Invitation.digest``), used through ``join`` -- so taking the seat and counting
   the use are one compare-and-set;
 - ``skv_<match id>.<secret>``: a **spectator code**, kept beside the match
-  (``service.lobby.invitations``), redeemed for a spectator token;
+  (``service.invitations.service``), redeemed for a spectator token;
 - ``sks_<match id>.<nonce>.<mac>``: a **spectator token**, reading that one match: its MAC
   under the match's ``view_key`` (in every match's record) proves it, with nothing stored
   per token. The nonce starts with the tag of the code it was redeemed with

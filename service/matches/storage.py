@@ -144,7 +144,7 @@ class MatchStorage:
         """Store ``record`` under a new random id and return the id; ``before_write`` runs
         with the id chosen, before the match is written (and again with another id in the
         2**-96 case of a taken one). ``match_id``: store it under this id instead, once
-        (a caller that derives the id to create a match idempotently, ``service.lobby``);
+        (a caller that derives the id to create a match idempotently: queue, rematch);
         the store's ``MatchExists`` is raised when it is taken."""
         record = self._clocked(None, record, None, 0, await self._now_ms(record))
         if match_id is not None:

@@ -10,10 +10,9 @@ one player (the loser reads the winner's link).
 from __future__ import annotations
 
 from service.errors import ApiError
-from service.identity import credentials
+from service.identity import credentials, feed_tickets
 from service.identity.names import NEUTRAL_NAME
 
-from . import tickets
 from .apps import Apps
 from .docs import Docs
 from .records import AppRecord, PlayerRecord, UserLink, player_key
@@ -51,7 +50,7 @@ class Directory:
         token = credentials.new_player_token(player_id)
         player = PlayerRecord(id=player_id, app=app.id, name=name,
                               token=credentials.digest(token), created=now,
-                              ticket_key=tickets.new_key())
+                              ticket_key=feed_tickets.new_key())
         if not await self.docs.put(player_key(player_id), 0, player.encode()):
             raise ApiError.of("busy", "Could not allocate a player id; retry.")
         return player, token
@@ -79,7 +78,7 @@ class Directory:
             doc = await self.docs.get(key)
             if doc is None:
                 player = PlayerRecord(id=credentials.new_player_id(), app=app_id, name=name,
-                                      sub=sub, created=now, ticket_key=tickets.new_key())
+                                      sub=sub, created=now, ticket_key=feed_tickets.new_key())
                 # The player first, then the link: a crash between leaves an unreachable
                 # player document, never a link to nothing.
                 await self.docs.put(player_key(player.id), 0, player.encode())

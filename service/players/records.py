@@ -70,7 +70,7 @@ class PlayerRecord:
     deleted: bool = False
     created: int = 0
     ticket_key: str | None = None
-    """The secret its feed tickets are signed with (``tickets.py``); None once deleted."""
+    """The secret signing its feed tickets (``identity.feed_tickets``); None once deleted."""
 
     def encode(self) -> bytes:
         return _dump(asdict(self))

@@ -15,7 +15,8 @@ from typing import Any
 
 from service.errors import ApiError
 from service.i18n import T
-from service.identity import checked
+from service.identity import checked, feed_tickets
+from service.identity.auth import DEFAULT_USER_NAME, Authenticator
 from service.identity.callers import Caller, Credential
 from service.identity.jwt import JwksCache, JwtVerifier
 from service.identity.names import NEUTRAL_NAME, clean_name
@@ -35,9 +36,7 @@ from service.matches.waiting import Member
 from service.matches.watch import Revoked, expired
 from service.store import DocStore
 
-from . import tickets
 from .apps import DEFAULT_APP, Apps
-from .auth import DEFAULT_USER_NAME, Authenticator
 from .directory import Directory, not_found
 from .docs import Docs, guard
 from .expiry import DEFAULT_GUEST_TTL, GuestExpiry
@@ -88,7 +87,7 @@ class PlayerService:
         """Idle guests expire (``expiry.py``; judged by ``service.workers.guests``)."""
 
     async def authenticate(self, token: str | None) -> Credential:
-        """The caller a bearer credential names (see ``auth.py``)."""
+        """The caller a bearer credential names (see ``service.identity.auth``)."""
         return await self.auth.credential(token)
 
     async def aclose(self) -> None:
@@ -205,17 +204,17 @@ class PlayerService:
         player = await self._own(caller)
         if player.ticket_key is None:
             raise ApiError.of("unauthorized", "The token is not valid.")
-        issued = tickets.issue(player.ticket_key, player.id, self.clock(),
+        issued = feed_tickets.issue(player.ticket_key, player.id, self.clock(),
                                self.ticket_seconds)
         return StreamTicket(ticket=issued.ticket,
                             expires_at=datetime.fromtimestamp(issued.expires, UTC))
 
     async def player_of_feed_ticket(self, ticket: str) -> str:
         """The player a feed ticket opens the feed of (401 ``ticket_invalid``)."""
-        player_id = tickets.player_of(ticket)
+        player_id = feed_tickets.player_of(ticket)
         player = await self.directory.get(player_id) if player_id is not None else None
         key = player.ticket_key if player is not None and not player.deleted else None
-        owner = tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
+        owner = feed_tickets.verify(ticket, key, self.clock(), self.ticket_seconds)
         # A guest's feed counts against its address's stream slots (``identity.checked``).
         checked.note(f"player:{owner}", own=player is not None and player.sub is not None)
         return owner

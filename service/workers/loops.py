@@ -10,9 +10,9 @@ import logging
 from typing import Any, cast
 
 from service.matches import MatchService
-from service.notify import WebhookService
 from service.players import PlayerService
 from service.store import Schedules
+from service.webhooks import WebhookService
 
 from .bots import BotWorker
 from .clocks import ClockWorker

@@ -1,5 +1,5 @@
 """The webhook worker: takes turns among the endpoints' lanes of due deliveries (the store
-schedule ``whlanes``, ``service/notify/outbox.py``) and makes one attempt at each claimed
+schedule ``whlanes``, ``service/webhooks/outbox.py``) and makes one attempt at each claimed
 delivery (``WebhookService.deliver``), many at once.
 
 Isolation (issue 31: eight endpoints of one app answering a byte every 5 s held all 32 slots,
@@ -37,9 +37,9 @@ import logging
 from collections import Counter
 
 from service.errors import ApiError
-from service.notify import WebhookService
-from service.notify.outbox import lane_of
 from service.store import StoreUnavailable
+from service.webhooks import WebhookService
+from service.webhooks.outbox import lane_of
 
 log = logging.getLogger("skyline.webhooks")
 

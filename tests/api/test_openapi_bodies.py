@@ -14,12 +14,12 @@ import pytest
 from pydantic import BaseModel
 
 from service.api.openapi import build_openapi, request_bodies
-from service.lobby.invitation_models import InvitationRequest
-from service.lobby.models import EnqueueRequest
-from service.lobby.table_models import JoinRequest, StartRequest
+from service.invitations.models import InvitationRequest
 from service.matches.models import ActRequest, CreateMatchRequest, HandSeatRequest
-from service.notify.models import CreateWebhookRequest, UpdateWebhookRequest
 from service.players.models import CreatePlayerRequest
+from service.queue.models import EnqueueRequest
+from service.tables.models import JoinRequest, StartRequest
+from service.webhooks.models import CreateWebhookRequest, UpdateWebhookRequest
 
 EXPORTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 

@@ -44,7 +44,7 @@ TABLE_OPS = ("joinMatch", "leaveMatch", "startMatch", "cancelMatch", "rematchMat
 LIST_OPS = ("listLobby", "listMatches")
 INVITE_OPS = ("createInvitation", "revokeInvitation", "getInvitation", "redeemInvitation",
               "listMyInvitations", "acceptInvitation", "declineInvitation")
-"""Invitations (``service.lobby.invitations``)."""
+"""Invitations (``service.invitations.service``)."""
 MATCH_READ = (*MATCH_OPS, "renewSeatToken", *TABLE_OPS, "createInvitation",
               "revokeInvitation", "acceptInvitation", "declineInvitation", GRAPHQL)
 APP_OPS = ("listAppPlayerMatches", "getAppPlayer", "deleteAppPlayer")
@@ -53,7 +53,7 @@ PLAYER_OPS = ("getMe", "deleteMe", "listMyMatches", *APP_OPS, "renewSeatToken",
 WEBHOOK_OPS = ("listWebhooks", "createWebhook", "getWebhook", "updateWebhook",
                "deleteWebhook", "pingWebhook", "enableWebhook", "rotateWebhookSecret",
                "listWebhookDeliveries")
-"""An app's webhook endpoints (``service.notify``, issue 18)."""
+"""An app's webhook endpoints (``service.webhooks``, issue 18)."""
 WEBHOOK_ONE = tuple(op for op in WEBHOOK_OPS if op not in ("listWebhooks", "createWebhook"))
 WEBHOOK_URL = ("createWebhook", "updateWebhook")
 AUTHENTICATED = (*MATCH_OPS, "createMatch", *PLAYER_OPS, *QUEUE_OPS, *TABLE_OPS, *LIST_OPS,
@@ -126,9 +126,9 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/api/operations/tables.py::game_param": LIST_OPS,
     "service/api/operations/tables.py::players_param": LIST_OPS,
     "service/api/operations/tables.py::live_only": ("listMatches",),
-    "service/lobby/lists.py::_limit": LIST_OPS,
+    "service/tables/lists.py::_limit": LIST_OPS,
 
-    "service/lobby/tables.py::_app_of": LIST_OPS,
+    "service/tables/service.py::_app_of": LIST_OPS,
     "service/players/service.py::PlayerService.member": (
         *TABLE_OPS, "createInvitation", "revokeInvitation", "listMyInvitations",
         "acceptInvitation", "declineInvitation"),
@@ -142,22 +142,22 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/waiting.py::_started": ("joinMatch", "startMatch", "cancelMatch",
                                              "acceptInvitation"),
     "service/matches/waiting.py::_taken": ("joinMatch", "acceptInvitation"),
-    "service/lobby/rematch.py::Rematch.rematch": ("rematchMatch",),
-    "service/lobby/rematch.py::Rematch._link": ("rematchMatch",),
+    "service/tables/rematch.py::Rematch.rematch": ("rematchMatch",),
+    "service/tables/rematch.py::Rematch._link": ("rematchMatch",),
     # Invitations.
-    "service/lobby/invitations.py::InvitationService._spectate_code": ("createInvitation",),
-    "service/lobby/invitations.py::InvitationService._update": ("createInvitation",
+    "service/invitations/service.py::InvitationService._spectate_code": ("createInvitation",),
+    "service/invitations/service.py::InvitationService._update": ("createInvitation",
                                                                 "revokeInvitation",
                                                                 "redeemInvitation"),
-    "service/lobby/invitations.py::InvitationService.create": ("createInvitation",),
-    "service/lobby/invitations.py::InvitationService.decline": ("declineInvitation",),
-    "service/lobby/invitations.py::InvitationService._invitee": ("acceptInvitation",
+    "service/invitations/service.py::InvitationService.create": ("createInvitation",),
+    "service/invitations/service.py::InvitationService.decline": ("declineInvitation",),
+    "service/invitations/service.py::InvitationService._invitee": ("acceptInvitation",
                                                                  "declineInvitation"),
-    "service/lobby/invitations.py::InvitationService.mine": ("listMyInvitations",),
-    "service/lobby/invitations.py::InvitationService.redeem": ("redeemInvitation",),
-    "service/lobby/invitations.py::InvitationService.revoke": ("revokeInvitation",),
-    "service/lobby/invitations.py::InvitationService._revoke_spectate": ("revokeInvitation",),
-    "service/lobby/invitations.py::_check_open": ("createInvitation",),
+    "service/invitations/service.py::InvitationService.mine": ("listMyInvitations",),
+    "service/invitations/service.py::InvitationService.redeem": ("redeemInvitation",),
+    "service/invitations/service.py::InvitationService.revoke": ("revokeInvitation",),
+    "service/invitations/service.py::InvitationService._revoke_spectate": ("revokeInvitation",),
+    "service/invitations/service.py::_check_open": ("createInvitation",),
     "service/matches/invites.py::not_found": (
         "joinMatch", *(op for op in INVITE_OPS
                        if op not in ("createInvitation", "listMyInvitations"))),
@@ -210,9 +210,9 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/identity/jwt.py::_refusal": AUTHENTICATED,
     "service/identity/jwt.py::_unknown_key": AUTHENTICATED,
     "service/identity/names.py::clean_name": (*AUTHENTICATED, "createPlayer"),
-    "service/players/auth.py::Authenticator._app": AUTHENTICATED,
-    "service/players/auth.py::Authenticator._player": AUTHENTICATED,
-    "service/players/auth.py::_refused": AUTHENTICATED,
+    "service/identity/auth.py::Authenticator._app": AUTHENTICATED,
+    "service/identity/auth.py::Authenticator._player": AUTHENTICATED,
+    "service/identity/auth.py::_refused": AUTHENTICATED,
     "service/players/directory.py::Directory.sign_in": AUTHENTICATED,
     "service/players/docs.py::Docs.update": AUTHENTICATED,  # a JWT's new name
     "service/players/docs.py::guard": (*AUTHENTICATED, "createPlayer", "redeemInvitation",
@@ -228,7 +228,7 @@ SITES: dict[str, tuple[str, ...]] = {
     # The feed's player checked again before every event (issue 20, item 9).
     "service/players/service.py::PlayerService.follow_feed": ("streamPlayerEvents", GRAPHQL),
     "service/players/service.py::_player_caller": ("listMyMatches", "streamPlayerEvents"),
-    "service/players/tickets.py::verify": ("streamPlayerEvents",),
+    "service/identity/feed_tickets.py::verify": ("streamPlayerEvents",),
     "service/api/rest/feed.py::player_events": ("streamPlayerEvents",),
     "service/api/graphql/players.py::_players": (GRAPHQL,),
     "service/api/graphql/feed.py::build_feed_subscription.FeedSubscription.player_events":
@@ -255,11 +255,11 @@ SITES: dict[str, tuple[str, ...]] = {
         "deleteMe", "deleteAppPlayer"),
     # Quick match (issue 17).
     "service/api/operations/queue.py::wait_param": ("getQueueTicket",),
-    "service/lobby/queue.py::QueueService._cas": QUEUE_OPS,
-    "service/lobby/queue.py::QueueService.enqueue": ("enqueue",),
-    "service/lobby/queue.py::QueueService.poll": ("getQueueTicket",),
-    "service/lobby/queue.py::_queuer": QUEUE_OPS,
-    "service/lobby/queue.py::ticket_not_found": ("getQueueTicket", "leaveQueue"),
+    "service/queue/service.py::QueueService._cas": QUEUE_OPS,
+    "service/queue/service.py::QueueService.enqueue": ("enqueue",),
+    "service/queue/service.py::QueueService.poll": ("getQueueTicket",),
+    "service/queue/service.py::_queuer": QUEUE_OPS,
+    "service/queue/service.py::ticket_not_found": ("getQueueTicket", "leaveQueue"),
     "service/api/graphql/queue.py::_queue": (GRAPHQL,),
     "service/api/graphql/queue.py::build_queue_mutation.QueueMutation.enqueue.queue": (
         "enqueue",),
@@ -280,23 +280,23 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/limits/quotas.py::ActiveMatchQuota._guard": ("createMatch", "enqueue"),
     "service/limits/quotas.py::ActiveMatchQuota._exceeded": ("createMatch", "enqueue"),
     # Public tables waiting in the lobby per creator (issue 31 item 9).
-    "service/lobby/caps.py::too_many": ("createMatch",),
-    "service/lobby/caps.py::WaitingTablesCap.take": ("createMatch",),
-    "service/lobby/caps.py::_guard": ("createMatch",),
+    "service/tables/caps.py::too_many": ("createMatch",),
+    "service/tables/caps.py::WaitingTablesCap.take": ("createMatch",),
+    "service/tables/caps.py::_guard": ("createMatch",),
     # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
     "service/api/operations/webhooks.py::webhooks_of": WEBHOOK_OPS,
     "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
     "service/api/graphql/webhooks.py::_body": WEBHOOK_URL,
-    "service/notify/service.py::_app_of": WEBHOOK_OPS,
-    "service/notify/service.py::not_found": WEBHOOK_ONE,
-    "service/notify/service.py::_check_events": WEBHOOK_URL,
-    "service/notify/service.py::_check_warn": WEBHOOK_URL,
-    "service/notify/service.py::WebhookService.create.add": ("createWebhook",),
-    "service/notify/service.py::WebhookService.deliveries": ("listWebhookDeliveries",),
-    "service/notify/outbox.py::Outbox.read_log": ("listWebhookDeliveries",),
-    "service/notify/ssrf.py::UrlPolicy.split": WEBHOOK_URL,
-    "service/notify/ssrf.py::UrlPolicy.check": WEBHOOK_URL,
-    "service/notify/ssrf.py::forbidden": WEBHOOK_URL,
+    "service/webhooks/service.py::_app_of": WEBHOOK_OPS,
+    "service/webhooks/service.py::not_found": WEBHOOK_ONE,
+    "service/webhooks/service.py::_check_events": WEBHOOK_URL,
+    "service/webhooks/service.py::_check_warn": WEBHOOK_URL,
+    "service/webhooks/service.py::WebhookService.create.add": ("createWebhook",),
+    "service/webhooks/service.py::WebhookService.deliveries": ("listWebhookDeliveries",),
+    "service/webhooks/outbox.py::Outbox.read_log": ("listWebhookDeliveries",),
+    "service/webhooks/ssrf.py::UrlPolicy.split": WEBHOOK_URL,
+    "service/webhooks/ssrf.py::UrlPolicy.check": WEBHOOK_URL,
+    "service/webhooks/ssrf.py::forbidden": WEBHOOK_URL,
 }
 """raise site (``path::qualified function``) -> the operations whose code path reaches it."""
 

@@ -560,7 +560,7 @@ def _webhook_receiver(url: str, text: str) -> list[str]:
     tampered or stale one is refused."""
     import time as _time
 
-    from service.notify import signing
+    from service.webhooks import signing
 
     secret = signing.new_secret()
     handled: list[tuple[str, Any]] = []
@@ -604,7 +604,7 @@ def _webhook_receiver_ts(url: str, text: str) -> list[str]:
     import tempfile
     import time as _time
 
-    from service.notify import signing
+    from service.webhooks import signing
     from tests.clients.conftest import install_node_tools, run, tool_env, ts_build
 
     tools = install_node_tools()

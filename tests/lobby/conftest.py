@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from service.identity.callers import Caller
-from service.lobby import QueueService
-from service.lobby.models import EnqueueRequest, QueueTicket
-from service.lobby.tables import TableService
 from service.matches import MatchService
 from service.players import PlayerService
 from service.players.models import CreatePlayerRequest
+from service.queue import QueueService
+from service.queue.models import EnqueueRequest, QueueTicket
 from service.store import SqliteStore
 from service.store.redis import RedisStore
+from service.tables import TableService
 
 
 class Clock:

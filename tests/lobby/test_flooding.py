@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.limits import LimitSettings
-from service.lobby.lists import ACTIVE, WAITING, lobby_key
+from service.tables.lists import ACTIVE, WAITING, lobby_key
 from tests.api.conftest import make_app
 
 NY = "ny1901"

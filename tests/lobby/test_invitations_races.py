@@ -9,9 +9,9 @@ import asyncio
 import pytest
 
 from service.errors import ApiError
-from service.lobby.invitation_models import InvitationRequest
-from service.lobby.invitations import InvitationService
-from service.lobby.table_models import JoinRequest
+from service.invitations import InvitationService
+from service.invitations.models import InvitationRequest
+from service.tables.models import JoinRequest
 
 from .conftest import Clock, Replica
 from .test_tables_races import _waiting

@@ -12,9 +12,9 @@ import pytest
 from service.errors import ApiError
 from service.games import get as get_engine
 from service.identity.callers import Caller
-from service.lobby.models import EnqueueRequest
-from service.lobby.records import digest_of_ticket, queue_key
 from service.players.records import player_key
+from service.queue.models import EnqueueRequest
+from service.queue.records import digest_of_ticket, queue_key
 
 from .conftest import Clock, Replica
 

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from service.identity.callers import Caller
-from service.lobby.records import QueueDoc, digest_of_ticket, queue_key
+from service.queue.records import QueueDoc, digest_of_ticket, queue_key
 
 from .conftest import Replica
 from .test_queue import started

@@ -11,9 +11,9 @@ import pytest
 
 from service.errors import ApiError
 from service.identity.callers import Caller
-from service.lobby.table_models import JoinRequest, StartRequest
 from service.matches.models import CreateMatchRequest
 from service.matches.records import LogRecord
+from service.tables.models import JoinRequest, StartRequest
 from tests.players.conftest import toy_module  # noqa: F401 (a fixture)
 
 from .conftest import Clock, Replica
@@ -148,7 +148,7 @@ def _after_listing(hook: Any) -> Any:
     """A ``before_write`` that runs after the lobby entry is written (the tables service runs
     the caller's hook first): it writes the entry itself, then fails."""
     async def run(match_id: str, record: Any) -> None:
-        from service.lobby.lists import WAITING, entry_of, index_names, lobby_key
+        from service.tables.lists import WAITING, entry_of, index_names, lobby_key
 
         for name in index_names(WAITING, record.game, record.players):
             await _store.index_add(lobby_key(record.app), name, [entry_of(record, match_id)])
@@ -225,7 +225,7 @@ async def test_a_stream_opened_while_waiting_follows_joins_and_the_start(
 async def test_racing_rematches_make_one(
     replicas: list[Replica], toy_module: None,  # noqa: F811 (the fixture)
 ) -> None:
-    from service.lobby.rematch import Rematch
+    from service.tables import Rematch
 
     host = await replicas[0].guest("Host")
     bob = await replicas[1].guest("Bob")
@@ -264,7 +264,8 @@ async def test_a_crash_between_the_index_writes_and_a_join_or_an_invitation(
     before the match: a replica dying between the two leaves entries that are skipped (and
     the invitation list drops its own), never a seat or an invitation the player cannot
     find."""
-    from service.lobby.invitations import INVITATIONS_INDEX, InvitationService
+    from service.invitations import InvitationService
+    from service.invitations.service import INVITATIONS_INDEX
     from service.matches import invites
     from service.players.listing import member
     from service.players.records import player_key

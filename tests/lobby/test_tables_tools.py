@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.cli import show
-from service.lobby.table_models import JoinRequest
 from service.matches.verify import verify
+from service.tables.models import JoinRequest
 
 from .conftest import Replica
 from .test_tables_races import _waiting

@@ -18,10 +18,10 @@ import redis
 from service.limits import DEFAULT_POLICIES, storage_uri
 from service.limits import rates as limit_rates
 from service.limits.rates import RateLimiter
-from service.notify import budget as guest_budget
-from service.notify.budget import GuestBudget, Window
 from service.store import DEFAULT_MAX_CONNECTIONS, MatchNotFound, open_store
 from service.store.redis import connection_name
+from service.webhooks import budget as guest_budget
+from service.webhooks.budget import GuestBudget, Window
 
 pytestmark = pytest.mark.redis
 

@@ -1,6 +1,6 @@
 """Invitations in GraphQL: the same operations as REST's ``/v1/matches/{id}/invitations``,
 ``/v1/invitations/{code}`` and ``/v1/me/invitations``, on the same ``InvitationService``
-(``service.lobby.invitations``), with the same codes as union members (an invitation that is
+(``service.invitations.service``), with the same codes as union members (an invitation that is
 unknown, expired, used up or revoked: ``NotFound`` with ``invite_not_found``,
 ``invite_expired``, ``invite_used_up``, ``invite_revoked``; REST's 404 and 410s).
 
@@ -18,8 +18,7 @@ import strawberry
 from pydantic import ValidationError
 
 from service.errors import ApiError
-from service.lobby import invitation_models as models
-from service.lobby.invitations import InvitationService
+from service.invitations import InvitationService, models
 from service.players.models import MY_MATCHES_MAX
 
 from ..rate_limits import charge, limits_of

@@ -16,8 +16,8 @@ from pydantic import ValidationError
 from strawberry.scalars import JSON
 
 from service.errors import ApiError
-from service.lobby.tables import TableService
 from service.matches.models import CreateMatchRequest, ReclaimSeatResponse
+from service.tables import TableService
 
 from ..rate_limits import charge, creation_quota, limits_of
 from .context import Info

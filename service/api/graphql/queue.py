@@ -1,8 +1,8 @@
 """Quick match in GraphQL: the same operations as REST's ``/v1/queue`` on the same
-``QueueService`` (``service.lobby``): ``enqueue``, ``leaveQueue`` (mutations, built per set of games
+``QueueService`` (``service.queue``): ``enqueue``, ``leaveQueue`` (mutations, built per set of games
 for the typed ``gameOptions``) and ``queueTicket`` (a query that long-polls with ``wait``).
 The Query and Mutation types inherit these fields (``queries.py``, ``mutations.py``); the
-ticket's type is generated from ``service.lobby.models.QueueTicket``."""
+ticket's type is generated from ``service.queue.models.QueueTicket``."""
 
 from typing import Annotated, Any
 
@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from service.errors import ApiError
 from service.i18n import T
-from service.lobby import QueueService, models
-from service.lobby.models import WAIT_MAX_SECONDS
+from service.queue import QueueService, models
+from service.queue.models import WAIT_MAX_SECONDS
 
 from ..rate_limits import charge, limits_of, queue_quota
 from .context import Context, Info

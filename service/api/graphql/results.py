@@ -38,11 +38,11 @@ HAND_FAILURES: tuple[type, ...] = (
 )
 PLAYER_FAILURES: tuple[type, ...] = (Unauthorized, Forbidden, NotFound, BadRequest, Unavailable)
 """The player operations (``players.py``) and writes that need a seat (tickets); the
-lobby's lists (``tables.py``)."""
+lobby's lists (``service.tables``)."""
 TABLE_FAILURES: tuple[type, ...] = (
     Conflict, Unauthorized, Forbidden, NotFound, BadRequest, Unavailable
 )
-"""The writes of a waiting match (``tables.py``): join, leave, start, cancel."""
+"""The writes of a waiting match (``service.tables``): join, leave, start, cancel."""
 ACT_FAILURES: tuple[type, ...] = (
     VersionConflict,
     IllegalMove,

@@ -1,11 +1,11 @@
 """The lobby's tables in GraphQL: matches that wait for players, as REST's
 ``/v1/matches/{id}/join|leave|start|cancel``, ``GET /v1/lobby`` and ``GET /v1/matches?
-status=active&visibility=public``, on the same ``TableService`` (``service.lobby.tables``):
+status=active&visibility=public``, on the same ``TableService`` (``service.tables.service``):
 ``lobby`` and ``liveMatches`` (queries), ``joinMatch``, ``leaveMatch``, ``startMatch`` and
 ``cancelMatch`` (mutations, answering the match as the caller sees it), and ``rematch``
 (REST's ``POST /v1/matches/{id}/rematch``, on the same ``Rematch``). Built per schema:
 the entries' options and the states are the engines' types; the entries are generated from
-``service.lobby.table_models``. The Query and Mutation types
+``service.tables.models``. The Query and Mutation types
 inherit these fields (``queries.py``, ``mutations.py``)."""
 
 from typing import Any
@@ -14,9 +14,7 @@ import strawberry
 from pydantic import ValidationError
 
 from service.errors import ApiError
-from service.lobby import table_models as models
-from service.lobby.rematch import Rematch
-from service.lobby.tables import TableService
+from service.tables import Rematch, TableService, models
 
 from ..rate_limits import charge, limits_of
 from .context import Context, Info
@@ -126,7 +124,7 @@ def build_tables_query(types: MatchTypes) -> type:
 
 def build_table_result(types: MatchTypes) -> Any:
     """``TableResult``: the union of the writes to a waiting match (built once per schema,
-    shared with ``acceptInvitation``, ``invitations.py``)."""
+    shared with ``acceptInvitation``, ``service.invitations``)."""
     return result_union(
         "TableResult", types.state, TABLE_FAILURES,
         "A waiting match after the caller's write (as the caller sees it), or why not.",

@@ -1,5 +1,5 @@
 """Webhooks in GraphQL: the same operations as REST's ``/v1/apps/me/webhooks``, on the same
-``WebhookService`` (``service.notify``), with the same codes as union members (an unknown
+``WebhookService`` (``service.webhooks``), with the same codes as union members (an unknown
 endpoint: ``NotFound`` ``webhook_not_found``; a refused URL or setting: ``BadRequest``
 ``webhook_url_not_https``, ``webhook_url_forbidden``, ``bad_webhook``). Every operation needs
 the app's key.
@@ -17,8 +17,8 @@ import strawberry
 from pydantic import ValidationError
 
 from service.errors import ApiError
-from service.notify import WebhookService
-from service.notify import models as m
+from service.webhooks import WebhookService
+from service.webhooks import models as m
 
 from ..rate_limits import charge, limits_of
 from .context import Context, Info

@@ -6,7 +6,7 @@ a spectator code redeemed (``redeemInvitation``); the invited player's list
 
 from __future__ import annotations
 
-from service.lobby.invitation_models import (
+from service.invitations.models import (
     Invitation,
     InvitationInfo,
     InvitationRequest,

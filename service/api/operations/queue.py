@@ -1,4 +1,4 @@
-"""Quick match (``service.lobby``): the calling player queued (``enqueue``), its ticket read
+"""Quick match (``service.queue``): the calling player queued (``enqueue``), its ticket read
 and long-polled (``getQueueTicket``), the queue left (``leaveQueue``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from starlette.requests import Request
 
 from service.errors import ApiError
 from service.i18n import T
-from service.lobby.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
+from service.queue.models import WAIT_MAX_SECONDS, EnqueueRequest, QueueTicket
 
 from ..rate_limits import limits_of, queue_quota
 from ..rest.http import ascii_int

@@ -1,4 +1,4 @@
-"""The lobby's tables (``service.lobby.tables.TableService``): a match created
+"""The lobby's tables (``service.tables.service.TableService``): a match created
 (``createMatch``), its open seats taken and left (``joinMatch``, ``leaveMatch``), started
 or cancelled by its creator (``startMatch``, ``cancelMatch``), played again
 (``rematchMatch``); the lobby of waiting public matches (``listLobby``) and the live ones
@@ -12,19 +12,19 @@ from typing import Any
 from starlette.requests import Request
 
 from service.errors import ApiError
-from service.lobby.table_models import (
+from service.matches.models import (
+    CreateMatchRequest,
+    CreateMatchResponse,
+    InputModel,
+    MatchState,
+)
+from service.tables.models import (
     LIST_DEFAULT,
     LIST_MAX,
     JoinRequest,
     LivePage,
     LobbyPage,
     StartRequest,
-)
-from service.matches.models import (
-    CreateMatchRequest,
-    CreateMatchResponse,
-    InputModel,
-    MatchState,
 )
 
 from ..rate_limits import creation_quota, limits_of

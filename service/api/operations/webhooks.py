@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.errors import ApiError
-from service.notify import WebhookService
-from service.notify.models import (
+from service.webhooks import WebhookService
+from service.webhooks.models import (
     DELIVERIES_DEFAULT,
     DELIVERIES_MAX,
     CreateWebhookRequest,

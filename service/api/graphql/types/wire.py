@@ -1,7 +1,7 @@
 """The GraphQL types of the service layer's wire models, generated once (``convert.py``).
 
 The pydantic models REST answers with (``service.matches.models``, ``service.players.models``,
-``service.notify.models``) are the single source of these types and their descriptions; the
+``service.webhooks.models``) are the single source of these types and their descriptions; the
 ``SHAPES`` below say only what a model cannot: the GraphQL names published before the types
 were generated, which strings are ``ID``s, and the few fields GraphQL shapes differently.
 These types do not depend on the hosted games, so they are made once, at import; each
@@ -16,8 +16,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from service.matches import models as matches
-from service.notify import models as webhooks
 from service.players import models as players
+from service.webhooks import models as webhooks
 
 from ..convert import Codec, Converter, Shape
 

@@ -31,7 +31,7 @@ from service.players.docs import guard
 from service.players.listing import decode_cursor, encode_cursor, member
 from service.store import DocStore
 
-from .table_models import LIST_DEFAULT, LIST_MAX, LiveEntry, LivePage, LobbyEntry, LobbyPage
+from .models import LIST_DEFAULT, LIST_MAX, LiveEntry, LivePage, LobbyEntry, LobbyPage
 
 WAITING = "w"
 ACTIVE = "a"

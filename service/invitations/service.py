@@ -36,8 +36,10 @@ from service.players.apps import match_url
 from service.players.docs import guard
 from service.players.listing import check_limit, decode_cursor, encode_cursor, member
 from service.players.records import player_key
+from service.tables import TableService
+from service.tables.models import JoinRequest
 
-from .invitation_models import (
+from .models import (
     INVITE_DEFAULT_SECONDS,
     InvitationInfo,
     InvitationRequest,
@@ -45,11 +47,9 @@ from .invitation_models import (
     PlayerInvitationsPage,
     SpectatorToken,
 )
-from .invitation_models import (
+from .models import (
     Invitation as InvitationOut,
 )
-from .table_models import JoinRequest
-from .tables import TableService
 
 INVITATIONS_INDEX = "i"
 """A player's index of the invitations it received: ``<inverted ms>.<invitation id>``."""

@@ -25,7 +25,7 @@ from service.matches.storage import busy
 from service.matches.views import hidden, no_seat
 from service.store import MatchExists
 
-from .tables import TableService
+from .service import TableService
 
 MAX_ATTEMPTS = 16
 

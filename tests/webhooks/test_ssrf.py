@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.notify.ssrf import METADATA, UrlPolicy, embedded, parse_networks
+from service.webhooks.ssrf import METADATA, UrlPolicy, embedded, parse_networks
 
 V4 = ipaddress.IPv4Address
 V6 = ipaddress.IPv6Address

@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.api.openapi import build_openapi
-from service.notify import WebhookSettings
+from service.webhooks import WebhookSettings
 from tests.api.conftest import make_app
 
 

@@ -1,6 +1,8 @@
 """Credentials -> who is calling. The prefix of a bearer credential decides how it is checked:
 ``sky_`` a seat token (checked by the match record itself), ``skp_`` a guest's player token,
-``ska_`` an app key, three dot-separated parts an app-signed JWT (``identity.jwt``).
+``ska_`` an app key, three dot-separated parts an app-signed JWT (``jwt.py``). The apps
+and players a credential names are read through ``lookups.py`` (``service.players``
+implements it).
 
 A token that names no player, a player without that token and a tampered token get the same
 401 ``unauthorized``: the answer never tells whether a player id exists.
@@ -16,8 +18,7 @@ from service.identity.callers import Caller, Credential
 from service.identity.jwt import JwtVerifier
 from service.identity.names import clean_name
 
-from .apps import Apps
-from .directory import Directory
+from .lookups import Apps, Directory
 
 DEFAULT_USER_NAME = "Player"
 """The name of an app's user whose JWT carries no ``name``."""

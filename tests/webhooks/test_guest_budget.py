@@ -14,11 +14,11 @@ import pytest
 from service.cli import build_parser
 from service.identity.callers import Caller
 from service.matches.models import CreateMatchRequest
-from service.notify import WebhookSettings
-from service.notify.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT, Window
 from service.players.feed import FeedItem
 from service.players.models import CreatePlayerRequest
 from service.store import MatchStore
+from service.webhooks import WebhookSettings
+from service.webhooks.budget import GUEST_APP_DEFAULT, GUEST_DEFAULT, Window
 
 from .conftest import FAST, Receiver, Stack, until
 from .test_delivery import _play_one

@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from service.notify import WebhookSettings
-from service.notify.outbox import LEGACY_SCHEDULE, message_id
-from service.notify.sender import Sender
-from service.notify.ssrf import UrlPolicy, parse_networks
 from service.store import MatchStore
+from service.webhooks import WebhookSettings
+from service.webhooks.outbox import LEGACY_SCHEDULE, message_id
+from service.webhooks.sender import Sender
+from service.webhooks.ssrf import UrlPolicy, parse_networks
 
 from .conftest import FAST, WAIT, Receiver, Stack, until
 
@@ -141,7 +141,7 @@ async def test_a_delivery_an_older_build_scheduled_is_delivered(
         stack: Stack, receiver: Receiver) -> None:
     """A rolling upgrade: a message stored and scheduled the way builds before lanes did
     (one schedule of messages) is moved to its lane and delivered."""
-    from service.notify import events
+    from service.webhooks import events
 
     app = await stack.app()
     hook = await stack.endpoint(app, receiver, "/old")
@@ -163,8 +163,8 @@ async def test_a_process_dying_between_a_lanes_writes_loses_no_delivery(
     """Scheduling a message is three writes: the lane's entry lowered, the message added to
     the lane, the entry lowered again. Dying after the second leaves a message the workers
     still find."""
-    from service.notify import events
-    from service.notify.outbox import LANES, lane_key, lane_member
+    from service.webhooks import events
+    from service.webhooks.outbox import LANES, lane_key, lane_member
 
     app = await stack.app()
     hook = await stack.endpoint(app, receiver, "/crash")
@@ -184,11 +184,11 @@ async def test_a_process_dying_between_a_lanes_writes_loses_no_delivery(
 
 async def test_a_delivery_added_while_its_lane_is_put_back_keeps_the_lane_due(
         stack: Stack) -> None:
-    """The race the lanes are built to survive (``service/notify/outbox.py``): a worker
+    """The race the lanes are built to survive (``service/webhooks/outbox.py``): a worker
     puts an empty lane back (it removes its entry) just as a warning due in an hour joins
     the lane -- whose lowering of the entry changed nothing, the claimed entry being due
     sooner. The worker's second look at the lane brings the entry back."""
-    from service.notify.outbox import LANES, lane_member
+    from service.webhooks.outbox import LANES, lane_member
 
     app = await stack.app()
     outbox = stack.hooks.outbox

@@ -22,7 +22,7 @@ from service.matches.waiting import Member, Waiting
 from service.players import PlayerService
 
 from .lists import ACTIVE, WAITING, LobbyIndexes
-from .table_models import JoinRequest, LivePage, LobbyPage, StartRequest
+from .models import JoinRequest, LivePage, LobbyPage, StartRequest
 
 BeforeWrite = Callable[[str, MatchRecord], Awaitable[None]]
 log = logging.getLogger("skyline.lobby")

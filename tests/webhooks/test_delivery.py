@@ -14,10 +14,10 @@ import pytest
 
 from service.identity.callers import Caller
 from service.matches.records import MatchRecord
-from service.notify import WebhookSettings
-from service.notify.models import UpdateWebhookRequest
 from service.store import MatchStore
 from service.store.redis import RedisStore
+from service.webhooks import WebhookSettings
+from service.webhooks.models import UpdateWebhookRequest
 
 from .conftest import FAST, Receiver, Stack, always_ok, kinds, until
 

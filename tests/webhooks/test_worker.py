@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from service.notify import WebhookSettings
 from service.store import MatchStore
+from service.webhooks import WebhookSettings
 
 from .conftest import FAST, Receiver, Stack, until
 
