@@ -13,13 +13,13 @@ from .players import PlayerQuery
 from .queue import QueueQuery
 from .results import READ_FAILURES, answer, result_union
 from .tables import build_tables_query
-from .types.match import Game, MatchTypes
-from .types.wire import GAME
+from .types.match import MatchTypes
 from .webhooks import WebhooksQuery
 
 
-def build_query(types: MatchTypes, game_field: Any) -> type:
-    """The Query type; ``game_field`` is the ``game`` field (``graphql/catalogue.py``)."""
+def build_query(types: MatchTypes, generated: dict[str, Any]) -> type:
+    """The Query type: the fields ``generated`` from the operation table (``fields.py``),
+    then the hand-written ones."""
     match_result = result_union(
         "MatchResult", types.state, READ_FAILURES, "The match as the caller sees it."
     )
@@ -37,9 +37,7 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
     class Query(PlayerQuery, QueueQuery, TablesQuery,  # type: ignore[valid-type,misc]
                 InvitationsQuery, WebhooksQuery):
-        @strawberry.field(description="The games this build hosts.")
-        async def games(self, info: Info) -> list[Game]:
-            return [GAME.convert(g) for g in await info.context.service.catalogue()]
+        locals().update(generated)
 
         @strawberry.field(description="A match as the caller (a seat, or a spectator) sees it.")
         async def match(self, info: Info, id: strawberry.ID) -> match_result:  # type: ignore[valid-type]
@@ -84,8 +82,5 @@ def build_query(types: MatchTypes, game_field: Any) -> type:
 
         # The board as SVG, the same document as REST's board.svg (service/api/pictures.py).
         board_svg = graphql_board_field()
-
-        # A game's component catalogue, the same document as REST's GET /v1/games/{id}.
-        game = game_field
 
     return Query

@@ -57,10 +57,13 @@ ACT_FAILURES: tuple[type, ...] = (
 )
 
 
-def result_union(name: str, success: type, failures: Sequence[type], description: str) -> Any:
-    """``success | failures...`` as a named GraphQL union."""
+def result_union(name: str, success: type | tuple[type, ...], failures: Sequence[type],
+                 description: str) -> Any:
+    """``success | failures...`` as a named GraphQL union (``success``: one type, or
+    several)."""
+    members = success if isinstance(success, tuple) else (success,)
     return Annotated[
-        Union[(success, *failures)],
+        Union[(*members, *failures)],
         strawberry.union(name, description=description),
     ]
 

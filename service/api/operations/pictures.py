@@ -13,7 +13,17 @@ from service.pictures import SVG_MEDIA_TYPE
 from ..languages import none_match, tagged
 from ..rest.http import ascii_int
 from . import codes
-from .base import MATCH_ID, READ_SECURITY, Context, Operation, Param, Reply, if_none_match, query
+from .base import (
+    MATCH_ID,
+    READ_SECURITY,
+    RESOLVER,
+    Context,
+    Operation,
+    Param,
+    Reply,
+    if_none_match,
+    query,
+)
 
 
 def parse_highlight(request: Request, name: str) -> int | None:
@@ -52,7 +62,7 @@ OPERATIONS = (
         "`highlight` draws the caller's legal move of that index (as listed by legal-moves "
         "at the same version) distinctly; out of range: 422 `bad_highlight`.",
         codes=("malformed", *codes.READ, "bad_highlight", "no_picture"), budget="read",
-        security=READ_SECURITY, graphql=query("boardSvg"),
+        security=READ_SECURITY, graphql=query("boardSvg", hand_written=RESOLVER),
         params=(
             MATCH_ID,
             Param("highlight", "query", {"type": "integer", "minimum": 0,

@@ -30,6 +30,7 @@ from .base import (
     PLAYER_SECURITY,
     PRIVATE,
     PUBLIC,
+    RESOLVER,
     Context,
     GraphQL,
     Operation,
@@ -116,7 +117,8 @@ OPERATIONS = (
         "default app); an app that takes no guests answers 403 `guests_disabled`.",
         codes=(*codes.BODY, "bad_name", "unknown_app", "guests_disabled", "busy",
                "store_unavailable", "store_full"),
-        budget="create", security=PUBLIC, graphql=mutation(), body=CreatePlayerRequest,
+        budget="create", security=PUBLIC,
+        graphql=mutation(hand_written=RESOLVER), body=CreatePlayerRequest,
         status=201,
         reply=Reply(PlayerCreated, "Created.", links={
             "GetMe": {"operationId": "getMe"},
@@ -134,7 +136,7 @@ OPERATIONS = (
     Operation(
         id="getMe", method="GET", path="/v1/me", tag="players",
         summary="The calling player.", codes=codes.PLAYER, budget="read",
-        security=PLAYER_SECURITY, graphql=query("me"),
+        security=PLAYER_SECURITY, graphql=query("me", hand_written=RESOLVER),
         reply=Reply(PlayerOut, "The player."),
         call=lambda c: c.state.player_service.me(c.caller),
         headers=PRIVATE,
@@ -147,7 +149,8 @@ OPERATIONS = (
         "matches keep their moves. An app's user is deleted by its app (403 `forbidden` "
         "here).",
         codes=(*codes.PLAYER, "forbidden"), budget="act", security=PLAYER_SECURITY,
-        graphql=mutation(), reply=Reply(DeletedPlayer, "Deleted."), call=delete_me,
+        graphql=mutation(hand_written=RESOLVER),
+        reply=Reply(DeletedPlayer, "Deleted."), call=delete_me,
         headers=NO_STORE,
     ),
     Operation(
@@ -156,7 +159,7 @@ OPERATIONS = (
         description="Newest created first, a page at a time: follow `nextCursor` until it is "
         "null.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
-        graphql=query("myMatches"), params=PAGE_PARAMS,
+        graphql=query("myMatches", hand_written=RESOLVER), params=PAGE_PARAMS,
         reply=Reply(MyMatchesPage, "A page."),
         call=lambda c: c.state.player_service.my_matches(c.caller, **_page(c)),
         headers=PRIVATE,
@@ -201,7 +204,7 @@ OPERATIONS = (
         id="listAppPlayerMatches", method="GET", path="/v1/apps/me/matches", tag="apps",
         summary="One of the app's players' matches (server to server).",
         codes=(*codes.APP, "malformed", "player_not_found"), budget="read",
-        security=APP_SECURITY, graphql=query("appPlayerMatches"),
+        security=APP_SECURITY, graphql=query("appPlayerMatches", hand_written=RESOLVER),
         params=(Param("player", "query", {"type": "string", "minLength": 1, "maxLength": 64},
                       "The player's id.", required=True, parse=player_param),
                 *PAGE_PARAMS),
@@ -215,7 +218,8 @@ OPERATIONS = (
         description="404 `player_not_found` for a user that never signed in (nor was seated) "
         "and for one of another app alike.",
         codes=(*codes.APP, "player_not_found"), budget="read", security=APP_SECURITY,
-        graphql=query("appPlayer"), params=(SUB,), reply=Reply(PlayerOut, "The player."),
+        graphql=query("appPlayer", hand_written=RESOLVER),
+        params=(SUB,), reply=Reply(PlayerOut, "The player."),
         call=lambda c: c.state.player_service.app_player(c.caller, c.path["sub"]), headers=PRIVATE,
     ),
     Operation(
@@ -224,7 +228,8 @@ OPERATIONS = (
         description="Like `deleteMe`: its JWTs are refused from now on "
         "(`credential_revoked`) and its name becomes a neutral one everywhere.",
         codes=(*codes.APP, "player_not_found"), budget="act", security=APP_SECURITY,
-        graphql=mutation(), params=(SUB,), reply=Reply(DeletedPlayer, "Deleted."),
+        graphql=mutation(hand_written=RESOLVER),
+        params=(SUB,), reply=Reply(DeletedPlayer, "Deleted."),
         call=delete_app_player, headers=NO_STORE,
     ),
 )

@@ -15,6 +15,7 @@ from . import codes
 from .base import (
     NO_STORE,
     PLAYER_SECURITY,
+    RESOLVER,
     Answered,
     Context,
     Operation,
@@ -61,7 +62,8 @@ OPERATIONS = (
         "app key: 403 `forbidden`). Charged to the `create` budget. See docs/lobby.md.",
         codes=(*codes.BODY, *codes.CREDENTIALS, "forbidden", "unknown_game",
                "bad_player_count", "bad_options", "quota_exceeded"),
-        budget="create", security=PLAYER_SECURITY, graphql=mutation(), body=EnqueueRequest,
+        budget="create", security=PLAYER_SECURITY,
+        graphql=mutation(hand_written=RESOLVER), body=EnqueueRequest,
         status=201, reply=Reply(QueueTicket, "Queued (possibly matched at once)."),
         more={"200": Reply(QueueTicket, "The ticket the player already holds.").document()},
         call=enqueue, headers=NO_STORE,
@@ -74,7 +76,8 @@ OPERATIONS = (
         "one not polled for `pollWithinSeconds` expires. Another player's ticket: 404 "
         "`ticket_not_found`.",
         codes=(*codes.CREDENTIALS, "malformed", "forbidden", "ticket_not_found"),
-        budget="read", security=PLAYER_SECURITY, graphql=query("queueTicket"),
+        budget="read", security=PLAYER_SECURITY,
+        graphql=query("queueTicket", hand_written=RESOLVER),
         params=(TICKET, Param("wait", "query", {"type": "integer", "minimum": 0,
                                                 "maximum": WAIT_MAX_SECONDS, "default": 0},
                               "Seconds to wait for a match (ASCII digits).",
@@ -89,7 +92,7 @@ OPERATIONS = (
         description="The ticket is `left`; a ticket already matched stays `matched` (the "
         "answer says so).",
         codes=(*codes.CREDENTIALS, "forbidden", "ticket_not_found"), budget="act",
-        security=PLAYER_SECURITY, graphql=mutation(), params=(TICKET,),
+        security=PLAYER_SECURITY, graphql=mutation(hand_written=RESOLVER), params=(TICKET,),
         reply=Reply(QueueTicket, "The ticket after."),
         call=lambda c: c.state.queue_service.leave(c.caller, c.path["ticket"]),
         headers=NO_STORE,

@@ -37,6 +37,7 @@ from .base import (
     NO_STORE,
     PLAYER_SECURITY,
     PRIVATE,
+    RESOLVER,
     Call,
     Context,
     Operation,
@@ -169,7 +170,7 @@ def _table_change(id: str, action: str, summary: str, description: str,
     return Operation(
         id=id, method="POST", path=f"/v1/matches/{{matchId}}/{action}",
         tag="lobby", summary=summary, description=description, codes=codes, budget="act",
-        security=security, graphql=mutation(graphql),
+        security=security, graphql=mutation(graphql, hand_written=RESOLVER),
         params=(MATCH_ID,), body=body, body_required=False,
         reply=Reply(MatchState, "The match after the change, as the caller sees it.",
                     links=links_same_match(GET_MATCH, GET_LEGAL_MOVES, ACT, STREAM_EVENTS)),
@@ -191,7 +192,7 @@ OPERATIONS = (
                "bad_options", "bad_bots", "player_not_found", "quota_exceeded",
                "seed_not_allowed", "bad_time_control", "bad_timeout_policy",
                "too_many_waiting_tables"),
-        budget="create", security=CREATE_SECURITY, graphql=mutation(),
+        budget="create", security=CREATE_SECURITY, graphql=mutation(hand_written=RESOLVER),
         body=CreateMatchRequest, status=201,
         reply=Reply(CreateMatchResponse, "Created.", headers={
             "Location": {"description": "The match URL.", "required": True,
@@ -205,7 +206,7 @@ OPERATIONS = (
         description="Only `status=active&visibility=public` is listed (a player's own "
         "matches: GET /v1/me/matches). Newest first; finished ones drop out.",
         codes=(*codes.CREDENTIALS, "malformed"), budget="read", security=OWNER,
-        graphql=query("liveMatches"),
+        graphql=query("liveMatches", hand_written=RESOLVER),
         params=(Param("status", "query", {"type": "string", "enum": ["active"]}, "`active`.",
                       required=True, parse=live_only),
                 Param("visibility", "query", {"type": "string", "enum": ["public"]},
@@ -224,7 +225,7 @@ OPERATIONS = (
         "never a seed or a hand. Matches that filled, started, were cancelled or expired "
         "drop out.",
         codes=(*codes.CREDENTIALS, "malformed"), budget="read", security=OWNER,
-        graphql=query("lobby"), params=LIST_PARAMS,
+        graphql=query("lobby", hand_written=RESOLVER), params=LIST_PARAMS,
         reply=Reply(LobbyPage, "A page of the lobby.", links={
             "JoinMatch": {"operationId": "joinMatch",
                           "parameters": {"path.matchId": "$response.body#/items/0/matchId"}}}),

@@ -27,6 +27,7 @@ from .base import (
     APP_SECURITY,
     NO_STORE,
     PRIVATE,
+    RESOLVER,
     Call,
     Context,
     Operation,
@@ -101,7 +102,8 @@ def _webhook_op(id: str, method: str, path: str, summary: str, description: str,
         id=id, method=method, path="/v1/apps/me/webhooks" + path, tag="webhooks",
         summary=summary, description=description + NEEDS_KEY, codes=codes,
         budget="read" if reads else "act", security=APP_SECURITY,
-        graphql=query(more.pop("graphql", None)) if reads else mutation(),
+        graphql=query(more.pop("graphql", None), hand_written=RESOLVER)
+            if reads else mutation(hand_written=RESOLVER),
         params=more.pop("params", (WEBHOOK_ID,)), reply=reply, call=call,
         headers=PRIVATE if reads else NO_STORE, **more,
     )
