@@ -104,6 +104,11 @@ STREAM_DESCRIPTION = (
     "Responses are compressed (gzip, br) when `Accept-Encoding` asks, each event flushed at "
     "once."
 )
+LOG_DESCRIPTION = (
+    "Versions after `after`, with the events the caller may see; the caller's own moves "
+    f"include the action. At most `limit` entries (1 to {LOG_PAGE_MAX}; more is BadRequest "
+    "`malformed`): `nextAfter` is where the next page starts."
+)
 NOT_MODIFIED = {"304": {"description": "Not modified.", "headers": ETAG_HEADER}}
 
 OPERATIONS = (
@@ -112,7 +117,9 @@ OPERATIONS = (
         summary="The match as the caller may see it.",
         description="Without a token: the spectator's view.",
         codes=codes.READ, budget="read", security=READ_SECURITY,
-        graphql=query("match", hand_written=RESOLVER),
+        graphql=query("match", description="A match as the caller (a seat, or a spectator) "
+                      "sees it.", args={"matchId": "id"},
+                      result_description="The match as the caller sees it."),
         params=(MATCH_ID, if_none_match()),
         reply=Reply(MatchState, "The caller's state.", headers=ETAG_HEADER,
                     links=links_same_match(GET_LEGAL_MOVES, GET_LOG)),
@@ -126,7 +133,8 @@ OPERATIONS = (
         description="A spectator (no token) has no moves. The ETag is the version: send it "
         "back as `If-None-Match` for a 304 while nothing has moved.",
         codes=codes.READ, budget="read", security=READ_SECURITY,
-        graphql=query("legalMoves", hand_written=RESOLVER),
+        graphql=query("legalMoves", description="The caller's legal moves now (none for a "
+                      "spectator).", result_description="The caller's legal moves."),
         params=(MATCH_ID, if_none_match()),
         reply=Reply(LegalMoves, "Legal moves.", headers=ETAG_HEADER, links=ACT_LINK),
         more=NOT_MODIFIED,
@@ -166,7 +174,8 @@ OPERATIONS = (
         description="A page of at most `limit` versions: to read the whole history, ask "
         "again with `after` = `nextAfter` until it is null.",
         codes=("malformed", *codes.READ), budget="read", security=READ_SECURITY,
-        graphql=query("log", hand_written=RESOLVER),
+        graphql=query("log", description=LOG_DESCRIPTION,
+                      result_description="The match history the caller may see."),
         params=(
             MATCH_ID,
             Param("after", "query",
