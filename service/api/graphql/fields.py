@@ -20,21 +20,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, cast
 
 import strawberry
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from starlette.requests import Request
+
+from service.errors import ApiError
 
 from ..operations.base import Call, Context, Operation, Param
 from ..rate_limits import charge, limits_of
 from .context import Info
-from .convert import Codec, Converter, Optional, pascal
-from .results import answer, result_union
-from .types.failures import FAILURES, failure_kind
+from .convert import Codec, Converter, Optional, camel, pascal
+from .results import ACT_FAILURES, answer, result_union
+from .types.failures import NotFound, failure_kind
 
 _SCALARS: dict[str, type] = {"integer": int, "string": str, "boolean": bool, "number": float}
-SPECTATOR_FIRST: tuple[type, ...] = tuple(
-    kind for kind in FAILURES if kind.__name__ == "NotFound"
-)
-"""A query a spectator may send lists ``NotFound`` first: to an outsider, not finding the
-thing is the answer it meets first."""
+ORDER = ACT_FAILURES
+"""The order of the failure members in a result union (``act``'s, which has them all)."""
 
 
 def _snake(name: str) -> str:
@@ -47,14 +48,15 @@ def field_name(operation: Operation) -> str:
 
 
 def failures_of(operation: Operation) -> tuple[type, ...]:
-    """The failure members of the operation's result: those its codes map to, in the order
-    of ``FAILURES`` (``NotFound`` first for a query a spectator may send)."""
-    kinds = {failure_kind(code) for code in operation.codes}
-    ordered = [kind for kind in FAILURES if kind in kinds]
+    """The failure members of the operation's result: those its codes map to, in ``ORDER``
+    (``NotFound`` first for a query a spectator may send: to an outsider, not finding the
+    thing is the answer it meets first)."""
+    kinds = {failure_kind(code) for code in (*operation.codes, *operation.graphql.also)}
+    ordered = [kind for kind in ORDER if kind in kinds]
     spectators = operation.graphql.kind == "query" and (
         not operation.security or {} in operation.security)
     if spectators:
-        ordered.sort(key=lambda kind: kind not in SPECTATOR_FIRST)
+        ordered.sort(key=lambda kind: kind is not NotFound)
     return tuple(ordered)
 
 
@@ -92,22 +94,54 @@ def _success(operation: Operation, converter: Converter,
     return codec.annotation, codec.convert
 
 
-def _result(operation: Operation, success: Any, failures: Sequence[type]) -> Any:
+def _result(operation: Operation, success: Any, failures: Sequence[type],
+            unions: dict[str, Any]) -> Any:
+    """The field's type: its result union (one per name: operations may share one, as
+    ``WebhookResult``), or the answer itself when it fails in no expected way."""
     spec = operation.graphql
     if not failures:
         return success
     name = spec.result or f"{pascal(field_name(operation))}Result"
-    return result_union(name, success, failures, spec.result_description)
+    if name not in unions:
+        unions[name] = result_union(name, success, failures, spec.result_description)
+    return unions[name]
+
+
+def _body_argument(name: str, info: FieldInfo, codec: Codec) -> inspect.Parameter:
+    """A field of the body model as an argument (today's: no description)."""
+    annotation, default = codec.annotation, cast(Any, inspect.Parameter.empty)
+    if not info.is_required():
+        annotation, default = Optional(annotation), None
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                             annotation=Annotated[annotation, strawberry.argument(
+                                 name=camel(name))], default=default)
+
+
+def _body_of(model: type[BaseModel], fields: Mapping[str, tuple[FieldInfo, Codec]],
+             values: Mapping[str, Any]) -> Any:
+    """The arguments as REST's body, checked by the same model (400 ``malformed``)."""
+    wire = {info.alias or name: codec.convert(values[name])
+            for name, (info, codec) in fields.items() if values.get(name) is not None}
+    try:
+        return model.model_validate(wire)
+    except ValidationError as error:
+        first = error.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "input"
+        raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
 
 
 def operation_field(operation: Operation, converter: Converter,
-                    outputs: Mapping[Any, Codec]) -> Any:
+                    outputs: Mapping[Any, Codec], unions: dict[str, Any]) -> Any:
     """The Strawberry field serving ``operation`` (see the module docstring)."""
     spec = operation.graphql
     call = cast(Call, spec.resolve or operation.call)
     assert call is not None, f"{operation.id} has no call for GraphQL"
     params = [p for p in operation.params if p.where in ("path", "query")]
     arguments = {_snake(spec.args.get(p.name, p.name)): p for p in params}
+    model = operation.body
+    body = {} if model is None else {
+        name: (info, converter.input(info.annotation, owner=model.__name__, field=name))
+        for name, info in model.model_fields.items()}
     success, render = _success(operation, converter, outputs)
     failures = failures_of(operation)
     budget = operation.budget
@@ -127,6 +161,8 @@ def operation_field(operation: Operation, converter: Converter,
                 context.caller = ctx.credentials()
             if budget != "read":
                 await charge(limits_of(request.app), request.scope, budget)
+            if model is not None:
+                context.body = _body_of(model, body, values)
             return await call(context)
 
         if not failures:
@@ -135,8 +171,9 @@ def operation_field(operation: Operation, converter: Converter,
 
     resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("info", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Info),
-         *(_argument(operation, p) for p in params)],
-        return_annotation=_result(operation, success, failures),
+         *(_argument(operation, p) for p in params),
+         *(_body_argument(name, info, codec) for name, (info, codec) in body.items())],
+        return_annotation=_result(operation, success, failures, unions),
     )
     resolve.__name__ = _snake(field_name(operation))
     description = spec.description or operation.summary
@@ -146,11 +183,11 @@ def operation_field(operation: Operation, converter: Converter,
 
 
 def operation_fields(operations: Iterable[Operation], kind: str, converter: Converter,
-                     outputs: Mapping[Any, Codec]) -> dict[str, Any]:
+                     outputs: Mapping[Any, Codec], unions: dict[str, Any]) -> dict[str, Any]:
     """The generated fields of ``kind`` (``query``, ``mutation``) by Python attribute name,
-    in the table's order."""
+    in the table's order; ``unions``: the result unions made so far, by name."""
     return {
-        _snake(field_name(op)): operation_field(op, converter, outputs)
+        _snake(field_name(op)): operation_field(op, converter, outputs, unions)
         for op in operations
         if op.graphql.kind == kind and not op.graphql.hand_written
     }

@@ -45,7 +45,6 @@ from .types.match import (
     Visibility,
 )
 from .types.wire import MATCH_CREATED, STREAM_TICKET
-from .webhooks import WebhooksMutation
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -65,7 +64,9 @@ def _seat(seat: SeatInput) -> dict[str, Any]:
     return {"bot": seat.bot.value}
 
 
-def build_mutation(types: MatchTypes, games: GameTypes) -> type:
+def build_mutation(types: MatchTypes, games: GameTypes, generated: dict[str, Any]) -> type:
+    """The Mutation type: the capability mixins' hand-written fields, the fields
+    ``generated`` from the operation table (in its order), then those below."""
     create_result = result_union(
         "CreateMatchResult", MATCH_CREATED.annotation, CREATE_FAILURES, "A new match, or why not."
     )
@@ -104,8 +105,9 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     class Mutation(
         PlayerMutation, QueueMutation, TablesMutation,  # type: ignore[valid-type,misc]
         InvitationsMutation,  # type: ignore[valid-type,misc]
-        WebhooksMutation,
     ):
+        locals().update(generated)  # the class body's namespace: generated fields first
+
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "
             "human seat, shown only once: keep them. With `seats` (instead of `players` and "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError, OperationDefinitionNode
@@ -37,6 +38,7 @@ from .types.failures import FAILURES
 from .types.games import build_game_types
 from .types.match import build_match_types
 from .types.wire import WIRE
+from .webhooks import OUTPUTS as WEBHOOK_OUTPUTS
 
 _log = logging.getLogger(__name__)
 
@@ -143,15 +145,18 @@ def build_schema(operations: Sequence[Operation] | None = None) -> strawberry.Sc
     converter = Converter(reserved=RESERVED_NAMES, base=WIRE)
     game_types = build_game_types(converter, games.all())
     match_types = build_match_types(game_types, converter)
-    outputs = match_types.outputs()
+    outputs = {**match_types.outputs(), **WEBHOOK_OUTPUTS}
+    unions: dict[str, Any] = {}
     limits = [
         *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
         RootFieldLimit,
     ]
     return SkylineSchema(
-        query=build_query(match_types, operation_fields(operations, "query", converter, outputs)),
-        mutation=build_mutation(match_types, game_types),
+        query=build_query(match_types, operation_fields(operations, "query", converter,
+                                                        outputs, unions)),
+        mutation=build_mutation(match_types, game_types, operation_fields(
+            operations, "mutation", converter, outputs, unions)),
         subscription=build_subscription(match_types, game_types),
         types=[*FAILURES, *game_types.events.types],
         extensions=[

@@ -144,6 +144,9 @@ class GraphQL:
     result: str = ""
     """The result union's name, where it is not ``<Name>Result``."""
     result_description: str = ""
+    also: tuple[str, ...] = ()
+    """Codes whose members the result union lists besides those of the operation's codes
+    (published before the codes were declared: a member may not leave a union)."""
     args: Mapping[str, str] = field(default_factory=dict)
     """Arguments published under another name than their parameter (``matchId`` -> ``id``)."""
     strings: tuple[str, ...] = ()
