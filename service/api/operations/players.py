@@ -108,6 +108,13 @@ FEED_DESCRIPTION = (
     "the credential."
 )
 
+PLAYER_UNION = ("forbidden", "player_not_found")
+"""The player fields' unions list ``Forbidden`` and ``NotFound`` (``PLAYER_FAILURES``)."""
+UNCHARGED = (
+    "GraphQL never charged it to its `act` budget (REST does): generated, it would be; "
+    "service/api/graphql/players.py until that is decided"
+)
+
 OPERATIONS = (
     Operation(
         id="createPlayer", method="POST", path="/v1/players", tag="players",
@@ -136,7 +143,10 @@ OPERATIONS = (
     Operation(
         id="getMe", method="GET", path="/v1/me", tag="players",
         summary="The calling player.", codes=codes.PLAYER, budget="read",
-        security=PLAYER_SECURITY, graphql=query("me", hand_written=RESOLVER),
+        security=PLAYER_SECURITY,
+        graphql=query("me", description="The calling player (needs a player token or an "
+                      "app's JWT).", result_description="The calling player.",
+                      also=PLAYER_UNION),
         reply=Reply(PlayerOut, "The player."),
         call=lambda c: c.state.player_service.me(c.caller),
         headers=PRIVATE,
@@ -149,7 +159,7 @@ OPERATIONS = (
         "matches keep their moves. An app's user is deleted by its app (403 `forbidden` "
         "here).",
         codes=(*codes.PLAYER, "forbidden"), budget="act", security=PLAYER_SECURITY,
-        graphql=mutation(hand_written=RESOLVER),
+        graphql=mutation(hand_written=UNCHARGED),
         reply=Reply(DeletedPlayer, "Deleted."), call=delete_me,
         headers=NO_STORE,
     ),
@@ -218,7 +228,10 @@ OPERATIONS = (
         description="404 `player_not_found` for a user that never signed in (nor was seated) "
         "and for one of another app alike.",
         codes=(*codes.APP, "player_not_found"), budget="read", security=APP_SECURITY,
-        graphql=query("appPlayer", hand_written=RESOLVER),
+        graphql=query("appPlayer", description="The player of one of the app's users, by "
+                      "its user id (needs the app's key).", result="MeResult",
+                      result_description="The calling player.", args={"sub": "user"},
+                      strings=("sub",), also=PLAYER_UNION),
         params=(SUB,), reply=Reply(PlayerOut, "The player."),
         call=lambda c: c.state.player_service.app_player(c.caller, c.path["sub"]), headers=PRIVATE,
     ),
@@ -228,7 +241,7 @@ OPERATIONS = (
         description="Like `deleteMe`: its JWTs are refused from now on "
         "(`credential_revoked`) and its name becomes a neutral one everywhere.",
         codes=(*codes.APP, "player_not_found"), budget="act", security=APP_SECURITY,
-        graphql=mutation(hand_written=RESOLVER),
+        graphql=mutation(hand_written=UNCHARGED),
         params=(SUB,), reply=Reply(DeletedPlayer, "Deleted."),
         call=delete_app_player, headers=NO_STORE,
     ),
