@@ -33,7 +33,6 @@ from .results import (
     answer,
     result_union,
 )
-from .tables import build_table_result, build_tables_mutation
 from .types.clocks import OnTimeoutInput, TimeControlInput, on_timeout_input, time_control_input
 from .types.games import GameTypes, MalformedInput
 from .types.match import (
@@ -64,7 +63,8 @@ def _seat(seat: SeatInput) -> dict[str, Any]:
     return {"bot": seat.bot.value}
 
 
-def build_mutation(types: MatchTypes, games: GameTypes, generated: dict[str, Any]) -> type:
+def build_mutation(types: MatchTypes, games: GameTypes, generated: dict[str, Any],
+                   table_result: Any) -> type:
     """The Mutation type: the capability mixins' hand-written fields, the fields
     ``generated`` from the operation table (in its order), then those below."""
     create_result = result_union(
@@ -97,13 +97,11 @@ def build_mutation(types: MatchTypes, games: GameTypes, generated: dict[str, Any
     action_input = games.action_input
     options_input = games.options_input
     QueueMutation = build_queue_mutation(games)
-    table_result = build_table_result(types)
-    TablesMutation = build_tables_mutation(types, table_result)
     InvitationsMutation = build_invitations_mutation(types, table_result)
 
     @strawberry.type(description="Writes.")
     class Mutation(
-        PlayerMutation, QueueMutation, TablesMutation,  # type: ignore[valid-type,misc]
+        PlayerMutation, QueueMutation,  # type: ignore[valid-type,misc]
         InvitationsMutation,  # type: ignore[valid-type,misc]
     ):
         locals().update(generated)  # the class body's namespace: generated fields first

@@ -28,12 +28,14 @@ from strawberry.utils.logging import StrawberryLogger
 from service import games
 
 from ..operations.base import Operation
+from ..operations.tables import TABLE_RESULT
 from .convert import Converter
 from .fields import operation_fields
 from .limits import RootFieldLimit
 from .mutations import build_mutation
 from .queries import build_query
 from .subscriptions import build_subscription
+from .tables import build_table_result
 from .types.failures import FAILURES
 from .types.games import build_game_types
 from .types.match import build_match_types
@@ -146,7 +148,8 @@ def build_schema(operations: Sequence[Operation] | None = None) -> strawberry.Sc
     game_types = build_game_types(converter, games.all())
     match_types = build_match_types(game_types, converter)
     outputs = {**match_types.outputs(), **WEBHOOK_OUTPUTS}
-    unions: dict[str, Any] = {}
+    table_result = build_table_result(match_types)
+    unions: dict[str, Any] = {TABLE_RESULT: table_result}
     limits = [
         *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
@@ -156,7 +159,7 @@ def build_schema(operations: Sequence[Operation] | None = None) -> strawberry.Sc
         query=build_query(match_types, operation_fields(operations, "query", converter,
                                                         outputs, unions)),
         mutation=build_mutation(match_types, game_types, operation_fields(
-            operations, "mutation", converter, outputs, unions)),
+            operations, "mutation", converter, outputs, unions), table_result),
         subscription=build_subscription(match_types, game_types),
         types=[*FAILURES, *game_types.events.types],
         extensions=[
