@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, cast, get_args
 
 import strawberry
 from pydantic import BaseModel, ValidationError
@@ -49,12 +49,12 @@ def field_name(operation: Operation) -> str:
 
 def failures_of(operation: Operation) -> tuple[type, ...]:
     """The failure members of the operation's result: those its codes map to, in ``ORDER``
-    (``NotFound`` first for a query a spectator may send: to an outsider, not finding the
-    thing is the answer it meets first)."""
+    (``NotFound`` first for a query a spectator may send, or an operation that takes no
+    credential: to an outsider, not finding the thing is the answer it meets first)."""
     kinds = {failure_kind(code) for code in (*operation.codes, *operation.graphql.also)}
     ordered = [kind for kind in ORDER if kind in kinds]
-    spectators = operation.graphql.kind == "query" and (
-        not operation.security or {} in operation.security)
+    spectators = not operation.security or (
+        operation.graphql.kind == "query" and {} in operation.security)
     if spectators:
         ordered.sort(key=lambda kind: kind is not NotFound)
     return tuple(ordered)
@@ -105,6 +105,11 @@ def _result(operation: Operation, success: Any, failures: Sequence[type],
     if name not in unions:
         unions[name] = result_union(name, success, failures, spec.result_description)
     return unions[name]
+
+
+def _members(union: Any) -> tuple[type, ...]:
+    """The member types of a result union (``Annotated[Union[...], ...]``)."""
+    return get_args(get_args(union)[0])
 
 
 def _body_argument(name: str, info: FieldInfo, codec: Codec) -> inspect.Parameter:
@@ -169,11 +174,14 @@ def operation_field(operation: Operation, converter: Converter,
             return render(await run())
         return await answer(failures, run, render, ctx.lang)
 
+    result = _result(operation, success, failures, unions)
+    if failures:  # the union's own members: it may be shared, made by a resolver
+        failures = tuple(kind for kind in _members(result) if kind in ORDER)
     resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("info", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Info),
          *(_argument(operation, p) for p in params),
          *(_body_argument(name, info, codec) for name, (info, codec) in body.items())],
-        return_annotation=_result(operation, success, failures, unions),
+        return_annotation=result,
     )
     resolve.__name__ = _snake(field_name(operation))
     description = spec.description or operation.summary

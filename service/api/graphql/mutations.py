@@ -97,7 +97,7 @@ def build_mutation(types: MatchTypes, games: GameTypes, generated: dict[str, Any
     action_input = games.action_input
     options_input = games.options_input
     QueueMutation = build_queue_mutation(games)
-    InvitationsMutation = build_invitations_mutation(types, table_result)
+    InvitationsMutation = build_invitations_mutation()
 
     @strawberry.type(description="Writes.")
     class Mutation(

@@ -6,7 +6,7 @@ union member (``types/failures.py``), a GraphQL input that cannot become wire JS
 """
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar, Union, get_args
 
 import strawberry
 
@@ -66,6 +66,12 @@ def result_union(name: str, success: type | tuple[type, ...], failures: Sequence
         Union[(*members, *failures)],
         strawberry.union(name, description=description),
     ]
+
+
+def union_name(union: Any) -> str:
+    """The GraphQL name of a ``result_union``."""
+    name: str = get_args(union)[1].graphql_name
+    return name
 
 
 async def answer(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import strawberry
 from graphql import GraphQLError, OperationDefinitionNode
@@ -28,12 +27,13 @@ from strawberry.utils.logging import StrawberryLogger
 from service import games
 
 from ..operations.base import Operation
-from ..operations.tables import TABLE_RESULT
 from .convert import Converter
 from .fields import operation_fields
+from .invitations import invitation_result
 from .limits import RootFieldLimit
 from .mutations import build_mutation
 from .queries import build_query
+from .results import union_name
 from .subscriptions import build_subscription
 from .tables import build_table_result
 from .types.failures import FAILURES
@@ -149,7 +149,8 @@ def build_schema(operations: Sequence[Operation] | None = None) -> strawberry.Sc
     match_types = build_match_types(game_types, converter)
     outputs = {**match_types.outputs(), **WEBHOOK_OUTPUTS}
     table_result = build_table_result(match_types)
-    unions: dict[str, Any] = {TABLE_RESULT: table_result}
+    # The result unions hand-written resolvers share with generated fields.
+    unions = {union_name(u): u for u in (table_result, invitation_result)}
     limits = [
         *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
