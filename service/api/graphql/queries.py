@@ -1,11 +1,9 @@
-"""Query: the fields generated from the operation table (``fields.py``: the games, a match,
-its legal moves and log, ...), the capabilities' hand-written ones, and the board."""
+"""Query: the capabilities' hand-written fields and those generated from the operation
+table (``fields.py``: the games, a match, its legal moves, log and board, ...)."""
 
 from typing import Any
 
 import strawberry
-
-from service.api.graphql.board import graphql_board_field
 
 from .invitations import InvitationsQuery
 from .players import PlayerQuery
@@ -16,8 +14,8 @@ from .webhooks import WebhooksQuery
 
 
 def build_query(types: MatchTypes, generated: dict[str, Any]) -> type:
-    """The Query type: the capability mixins' hand-written fields, the fields ``generated``
-    from the operation table (in its order), then the board."""
+    """The Query type: the capability mixins' hand-written fields, then the fields
+    ``generated`` from the operation table (in its order)."""
     TablesQuery = build_tables_query(types)
 
     @strawberry.type(description="Reads. Send `Authorization: Bearer <seat token>` to read "
@@ -27,8 +25,5 @@ def build_query(types: MatchTypes, generated: dict[str, Any]) -> type:
     class Query(PlayerQuery, QueueQuery, TablesQuery,  # type: ignore[valid-type,misc]
                 InvitationsQuery, WebhooksQuery):
         locals().update(generated)  # the class body's namespace: generated fields first
-
-        # The board as SVG, the same document as REST's board.svg (service/api/pictures.py).
-        board_svg = graphql_board_field()
 
     return Query
