@@ -10,6 +10,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+import graphql
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -159,3 +160,16 @@ def test_each_operation_id_is_written_in_exactly_one_file_of_service_api() -> No
         found = [str(path.relative_to(API)) for path, literals in files.items()
                  if operation.id in literals]
         assert len(found) == 1, (operation.id, found)
+
+
+def test_every_query_and_mutation_of_the_table_is_a_graphql_field() -> None:
+    schema = graphql.build_schema(str(build_schema()))
+    roots = {"query": schema.query_type, "mutation": schema.mutation_type}
+    generated = 0
+    for operation in OPERATIONS:
+        kind, name = operation.graphql.kind, graphql_fields.field_name(operation)
+        if kind in roots:
+            root: Any = roots[kind]
+            assert name in root.fields, name
+            generated += not operation.graphql.hand_written
+    assert generated >= 25

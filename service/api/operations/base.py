@@ -160,7 +160,11 @@ class GraphQL:
     """Why the field is a resolver of its own (``service.api.graphql``)."""
 
 
-RESOLVER = "a resolver of its own in service/api/graphql (not generated yet)"
+UNCHARGED = (
+    "GraphQL never charged it to its budget (REST does): generated, it would be; a resolver "
+    "of its own in service/api/graphql until that is decided"
+)
+"""Why a field whose resolver charges nothing beyond the request's ``read`` is not generated."""
 
 
 def query(name: str | None = None, **spec: Any) -> GraphQL:

@@ -25,7 +25,6 @@ from .base import (
     PLAYER_SECURITY,
     PRIVATE,
     PUBLIC,
-    RESOLVER,
     Operation,
     Param,
     Reply,
@@ -49,9 +48,16 @@ INVITATION_LINKS = {
     "RevokeInvitation": {"operationId": "revokeInvitation", "parameters": {
         "path.matchId": "$request.path.matchId", "path.code": "$response.body#/code"}},
 }
+OPTIONAL_LIMIT = "its `limit` is published optional (`Int = null`); REST's has a default"
 INVITATION_RESULT = "InvitationResult"
 """The GraphQL union of an invitation's writes (made with ``createInvitation``'s resolver)."""
 INVITE_USED = ("invite_not_found", "invite_expired", "invite_used_up", "invite_revoked")
+
+
+CREATE_INVITATION_ARGS = (
+    "`player` is an ID and `spectate` a non-null Boolean with a default, shapes the "
+    "body model's fields have not"
+)
 
 
 OPERATIONS = (
@@ -66,7 +72,8 @@ OPERATIONS = (
         "tokens. A player seated in the match or the app's key may invite. docs/lobby.md.",
         codes=(*codes.BODY, *codes.READ, "forbidden", "player_not_found", "already_seated",
                "seat_taken", "match_started", "match_cancelled", "quota_exceeded"),
-        budget="act", security=OWNER, graphql=mutation(hand_written=RESOLVER), params=(MATCH_ID,),
+        budget="act", security=OWNER, graphql=mutation(hand_written=CREATE_INVITATION_ARGS),
+        params=(MATCH_ID,),
         body=InvitationRequest, status=201,
         reply=Reply(Invitation, "Made.", links=INVITATION_LINKS),
         call=lambda c: c.state.invitation_service.create(c.caller, c.path["match_id"], c.body),
@@ -136,7 +143,7 @@ OPERATIONS = (
         id="listMyInvitations", method="GET", path="/v1/me/invitations", tag="lobby",
         summary="Invitations to the calling player, still open.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
-        graphql=query("myInvitations", hand_written=RESOLVER),
+        graphql=query("myInvitations", hand_written=OPTIONAL_LIMIT),
         params=(Param("cursor", "query", {"type": "string", "maxLength": 200},
                       "`nextCursor` of the previous page.", parse=query_once),
                 Param("limit", "query", {"type": "integer", "minimum": 1,

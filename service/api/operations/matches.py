@@ -27,7 +27,7 @@ from .base import (
     NO_STORE,
     PRIVATE,
     READ_SECURITY,
-    RESOLVER,
+    UNCHARGED,
     WRITE_SECURITY,
     Context,
     GraphQL,
@@ -109,6 +109,10 @@ LOG_DESCRIPTION = (
     f"include the action. At most `limit` entries (1 to {LOG_PAGE_MAX}; more is BadRequest "
     "`malformed`): `nextAfter` is where the next page starts."
 )
+HOT_PATH = (
+    "the hot path: its action a typed `@oneOf` input decoded per game, `expectedVersion` and "
+    "`idempotencyKey` arguments where REST has headers; service/api/graphql/mutations.py"
+)
 NOT_MODIFIED = {"304": {"description": "Not modified.", "headers": ETAG_HEADER}}
 
 OPERATIONS = (
@@ -149,7 +153,7 @@ OPERATIONS = (
                "idempotency_key_reused", "idempotency_key_expired", "precondition_failed",
                "invalid_action", "forbidden"),
         budget="act", security=WRITE_SECURITY,
-        graphql=mutation(hand_written=RESOLVER), refusals=True,
+        graphql=mutation(hand_written=HOT_PATH), refusals=True,
         params=(
             MATCH_ID,
             # No `pattern`: the syntax is HTTP's (RFC 9110 8.8.3), which tools know by the
@@ -235,7 +239,7 @@ OPERATIONS = (
         "stops working when the seat's token does. Fetch one per connection. Spectators need "
         "none: they open the stream without credentials (401 `unauthorized` here). No body.",
         codes=(*codes.READ, "forbidden"), budget="act", security=WRITE_SECURITY,
-        graphql=mutation(hand_written=RESOLVER),
+        graphql=mutation(hand_written=UNCHARGED),
         params=(MATCH_ID,),
         reply=Reply(StreamTicket, "The ticket."),
         call=create_stream_ticket, headers=NO_STORE,

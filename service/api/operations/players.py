@@ -30,7 +30,7 @@ from .base import (
     PLAYER_SECURITY,
     PRIVATE,
     PUBLIC,
-    RESOLVER,
+    UNCHARGED,
     Context,
     GraphQL,
     Operation,
@@ -108,12 +108,15 @@ FEED_DESCRIPTION = (
     "the credential."
 )
 
+FILTERS = "its `status` filter is a GraphQL enum of its own (`MatchStatusFilter`)"
 PLAYER_UNION = ("forbidden", "player_not_found")
 """The player fields' unions list ``Forbidden`` and ``NotFound`` (``PLAYER_FAILURES``)."""
-UNCHARGED = (
-    "GraphQL never charged it to its `act` budget (REST does): generated, it would be; "
-    "service/api/graphql/players.py until that is decided"
+
+GUEST_CHARGES = (
+    "charged to `create` and the address's `guests` budget once its arguments are "
+    "checked; its union lists BadRequest and Unavailable only"
 )
+
 
 OPERATIONS = (
     Operation(
@@ -125,7 +128,7 @@ OPERATIONS = (
         codes=(*codes.BODY, "bad_name", "unknown_app", "guests_disabled", "busy",
                "store_unavailable", "store_full"),
         budget="create", security=PUBLIC,
-        graphql=mutation(hand_written=RESOLVER), body=CreatePlayerRequest,
+        graphql=mutation(hand_written=GUEST_CHARGES), body=CreatePlayerRequest,
         status=201,
         reply=Reply(PlayerCreated, "Created.", links={
             "GetMe": {"operationId": "getMe"},
@@ -169,7 +172,7 @@ OPERATIONS = (
         description="Newest created first, a page at a time: follow `nextCursor` until it is "
         "null.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
-        graphql=query("myMatches", hand_written=RESOLVER), params=PAGE_PARAMS,
+        graphql=query("myMatches", hand_written=FILTERS), params=PAGE_PARAMS,
         reply=Reply(MyMatchesPage, "A page."),
         call=lambda c: c.state.player_service.my_matches(c.caller, **_page(c)),
         headers=PRIVATE,
@@ -214,7 +217,7 @@ OPERATIONS = (
         id="listAppPlayerMatches", method="GET", path="/v1/apps/me/matches", tag="apps",
         summary="One of the app's players' matches (server to server).",
         codes=(*codes.APP, "malformed", "player_not_found"), budget="read",
-        security=APP_SECURITY, graphql=query("appPlayerMatches", hand_written=RESOLVER),
+        security=APP_SECURITY, graphql=query("appPlayerMatches", hand_written=FILTERS),
         params=(Param("player", "query", {"type": "string", "minLength": 1, "maxLength": 64},
                       "The player's id.", required=True, parse=player_param),
                 *PAGE_PARAMS),

@@ -37,7 +37,6 @@ from .base import (
     NO_STORE,
     PLAYER_SECURITY,
     PRIVATE,
-    RESOLVER,
     Call,
     Context,
     Operation,
@@ -161,6 +160,8 @@ def _links_from_create() -> dict[str, Any]:
     return links
 
 
+LISTS = ("its entries carry typed `MatchOptions`; its `limit` is published optional "
+         "(`Int = null`), REST's has a default")
 TABLE_RESULT = "TableResult"
 """The GraphQL union of the changes to a table (shared with ``acceptInvitation``)."""
 
@@ -184,6 +185,12 @@ def _table_change(id: str, action: str, summary: str, description: str,
     )
 
 
+CREATE_MATCH_ARGS = (
+    "typed `gameOptions`, the untyped `options` it deprecates, seats and time "
+    "controls as input types, the `create` charge and the creation quota"
+)
+
+
 OPERATIONS = (
     Operation(
         id=CREATE_MATCH, method="POST", path="/v1/matches", tag="matches",
@@ -198,7 +205,7 @@ OPERATIONS = (
                "bad_options", "bad_bots", "player_not_found", "quota_exceeded",
                "seed_not_allowed", "bad_time_control", "bad_timeout_policy",
                "too_many_waiting_tables"),
-        budget="create", security=CREATE_SECURITY, graphql=mutation(hand_written=RESOLVER),
+        budget="create", security=CREATE_SECURITY, graphql=mutation(hand_written=CREATE_MATCH_ARGS),
         body=CreateMatchRequest, status=201,
         reply=Reply(CreateMatchResponse, "Created.", headers={
             "Location": {"description": "The match URL.", "required": True,
@@ -212,7 +219,7 @@ OPERATIONS = (
         description="Only `status=active&visibility=public` is listed (a player's own "
         "matches: GET /v1/me/matches). Newest first; finished ones drop out.",
         codes=(*codes.CREDENTIALS, "malformed"), budget="read", security=OWNER,
-        graphql=query("liveMatches", hand_written=RESOLVER),
+        graphql=query("liveMatches", hand_written=LISTS),
         params=(Param("status", "query", {"type": "string", "enum": ["active"]}, "`active`.",
                       required=True, parse=live_only),
                 Param("visibility", "query", {"type": "string", "enum": ["public"]},
@@ -231,7 +238,7 @@ OPERATIONS = (
         "never a seed or a hand. Matches that filled, started, were cancelled or expired "
         "drop out.",
         codes=(*codes.CREDENTIALS, "malformed"), budget="read", security=OWNER,
-        graphql=query("lobby", hand_written=RESOLVER), params=LIST_PARAMS,
+        graphql=query("lobby", hand_written=LISTS), params=LIST_PARAMS,
         reply=Reply(LobbyPage, "A page of the lobby.", links={
             "JoinMatch": {"operationId": "joinMatch",
                           "parameters": {"path.matchId": "$response.body#/items/0/matchId"}}}),
