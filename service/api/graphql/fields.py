@@ -68,7 +68,7 @@ def _argument(operation: Operation, param: Param) -> inspect.Parameter:
     default: Any = inspect.Parameter.empty
     if param.where == "path":
         annotation = kind if param.name in spec.strings or kind is not str else strawberry.ID
-    elif "default" in param.schema:
+    elif "default" in param.schema and param.name not in spec.optional:
         annotation, default = kind, param.schema["default"]
     else:
         annotation, default = Optional(kind), None

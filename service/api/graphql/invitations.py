@@ -4,13 +4,12 @@
 unknown, expired, used up or revoked: ``NotFound`` with ``invite_not_found``,
 ``invite_expired``, ``invite_used_up``, ``invite_revoked``; REST's 404 and 410s).
 
-Generated from the table (``fields.py``): ``invitation``, ``revokeInvitation``,
-``redeemInvitation``, ``acceptInvitation`` and ``declineInvitation``. Hand-written here:
-``myInvitations`` (its ``limit`` is published optional, REST's has a default) and
-``createInvitation`` (arguments the body model does not shape: ``player`` an ``ID``,
-``spectate`` a non-null ``Boolean`` with a default), with ``InvitationResult``, which the
-generated writes share; and the shapes of the invitation models. The Query and Mutation
-types inherit these fields (``queries.py``, ``mutations.py``)."""
+Generated from the table (``fields.py``): ``invitation``, ``myInvitations``,
+``revokeInvitation``, ``redeemInvitation``, ``acceptInvitation`` and
+``declineInvitation``. Hand-written here: ``createInvitation`` (arguments the body model does
+not shape: ``player`` an ``ID``, ``spectate`` a non-null ``Boolean`` with a default), with
+``InvitationResult``, which the generated writes share; and the shapes of the invitation
+models. The Mutation type inherits ``createInvitation`` (``mutations.py``)."""
 
 from typing import Any
 
@@ -19,12 +18,11 @@ from pydantic import ValidationError
 
 from service.errors import ApiError
 from service.invitations import InvitationService, models
-from service.players.models import MY_MATCHES_MAX
 
 from ..rate_limits import charge, limits_of
 from .context import Context, Info
 from .convert import Shape
-from .results import PLAYER_FAILURES, TABLE_FAILURES, answer, result_union
+from .results import TABLE_FAILURES, answer, result_union
 from .types.wire import MATCH_STATUS, VISIBILITY, WIRE
 
 WIRE.shape(models.InvitationKind, Shape(
@@ -72,9 +70,6 @@ PlayerInvitationsPage: Any = PLAYER_INVITATIONS.annotation
 
 invitation_result = result_union(
     "InvitationResult", Invitation, TABLE_FAILURES, "An invitation, or why not.")
-my_invitations_result = result_union(
-    "MyInvitationsResult", PlayerInvitationsPage, PLAYER_FAILURES,
-    "A page of the invitations to the calling player, or why not.")
 
 
 def _invitations(ctx: Context) -> InvitationService:
@@ -94,23 +89,6 @@ def _request(fields: dict[str, Any]) -> models.InvitationRequest:
         first = error.errors(include_url=False, include_input=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "input"
         raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
-
-
-@strawberry.type
-class InvitationsQuery:
-    @strawberry.field(
-        description="The invitations to the calling player that may still be accepted, "
-        "newest first (follow `nextCursor`, as `cursor`, until it is null); `limit` 1 to "
-        f"{MY_MATCHES_MAX} (default 20). Needs a player token or an app's JWT (REST: GET "
-        "/v1/me/invitations)."
-    )
-    async def my_invitations(
-        self, info: Info, cursor: str | None = None, limit: int | None = None,
-    ) -> my_invitations_result:  # type: ignore[valid-type]
-        ctx = info.context
-        return await answer(
-            PLAYER_FAILURES, lambda: _invitations(ctx).mine(ctx.credentials(), cursor, limit),
-            PLAYER_INVITATIONS.convert, ctx.lang)
 
 
 def build_invitations_mutation() -> type:
@@ -153,4 +131,4 @@ def build_invitations_mutation() -> type:
     return InvitationsMutation
 
 
-__all__ = ["InvitationsQuery", "build_invitations_mutation"]
+__all__ = ["build_invitations_mutation", "invitation_result"]

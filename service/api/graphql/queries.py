@@ -5,12 +5,10 @@ from typing import Any
 
 import strawberry
 
-from .invitations import InvitationsQuery
 from .players import PlayerQuery
 from .queue import QueueQuery
 from .tables import build_tables_query
 from .types.match import MatchTypes
-from .webhooks import WebhooksQuery
 
 
 def build_query(types: MatchTypes, generated: dict[str, Any]) -> type:
@@ -22,8 +20,7 @@ def build_query(types: MatchTypes, generated: dict[str, Any]) -> type:
                      "as a seat; without it you are a spectator and see public information. "
                      "Texts and messages come in the request's language (`Accept-Language` "
                      "or `?lang=`: en, cs, de; docs/graphql.md).")
-    class Query(PlayerQuery, QueueQuery, TablesQuery,  # type: ignore[valid-type,misc]
-                InvitationsQuery, WebhooksQuery):
+    class Query(PlayerQuery, QueueQuery, TablesQuery):  # type: ignore[valid-type,misc]
         locals().update(generated)  # the class body's namespace: generated fields first
 
     return Query

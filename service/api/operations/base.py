@@ -151,6 +151,9 @@ class GraphQL:
     """Arguments published under another name than their parameter (``matchId`` -> ``id``)."""
     strings: tuple[str, ...] = ()
     """Path parameters published as ``String`` (the others are ``ID``s)."""
+    optional: tuple[str, ...] = ()
+    """Query parameters published optional (``Int = null``: the service's default applies)
+    although REST's declares its default."""
     returns: Any = None
     """The answer's type where the reply names no model: a type, or a function of none
     giving the member types of the answer (the hosted games' catalogues)."""

@@ -48,7 +48,12 @@ INVITATION_LINKS = {
     "RevokeInvitation": {"operationId": "revokeInvitation", "parameters": {
         "path.matchId": "$request.path.matchId", "path.code": "$response.body#/code"}},
 }
-OPTIONAL_LIMIT = "its `limit` is published optional (`Int = null`); REST's has a default"
+MY_INVITATIONS = (
+    "The invitations to the calling player that may still be accepted, newest first (follow "
+    "`nextCursor`, as `cursor`, until it is null); `limit` 1 to "
+    f"{MY_MATCHES_MAX} (default 20). Needs a player token or an app's JWT (REST: GET "
+    "/v1/me/invitations)."
+)
 INVITATION_RESULT = "InvitationResult"
 """The GraphQL union of an invitation's writes (made with ``createInvitation``'s resolver)."""
 INVITE_USED = ("invite_not_found", "invite_expired", "invite_used_up", "invite_revoked")
@@ -143,7 +148,9 @@ OPERATIONS = (
         id="listMyInvitations", method="GET", path="/v1/me/invitations", tag="lobby",
         summary="Invitations to the calling player, still open.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
-        graphql=query("myInvitations", hand_written=OPTIONAL_LIMIT),
+        graphql=query("myInvitations", description=MY_INVITATIONS, optional=("limit",),
+                      result_description="A page of the invitations to the calling player, "
+                      "or why not.", also=("forbidden", "not_found")),
         params=(Param("cursor", "query", {"type": "string", "maxLength": 200},
                       "`nextCursor` of the previous page.", parse=query_once),
                 Param("limit", "query", {"type": "integer", "minimum": 1,

@@ -102,7 +102,7 @@ def _webhook_op(id: str, method: str, path: str, summary: str, description: str,
     reads = method == "GET"
     spec = {"description": graphql, "args": {"webhookId": "id"}, "result": result,
             "result_description": RESULTS[result], "also": ("webhook_not_found",),
-            "hand_written": more.pop("hand_written", "")}
+            "optional": more.pop("optional", ())}
     return Operation(
         id=id, method=method, path="/v1/apps/me/webhooks" + path, tag="webhooks",
         summary=summary, description=description + NEEDS_KEY, codes=codes,
@@ -198,9 +198,11 @@ OPERATIONS = (
         "error, how long it took and when the next attempt is due. Follow `nextCursor` (as "
         "`cursor`) for older ones; at least the last 1,000 attempts or 3 days are kept.",
         Reply(DeliveriesPage, "A page of attempts."), list_webhook_deliveries,
-        (*codes.APP, "malformed", "webhook_not_found"), "", "WebhookDeliveriesResult",
-        name="webhookDeliveries", hand_written="its limit is published optional (`Int = "
-        "null`) where REST's parameter has a default: service/api/graphql/webhooks.py",
+        (*codes.APP, "malformed", "webhook_not_found"),
+        "An endpoint's delivery log, newest first: follow `nextCursor` (as `cursor`); "
+        f"`limit` 1 to {DELIVERIES_MAX} (default {DELIVERIES_DEFAULT}). REST: GET "
+        "/v1/apps/me/webhooks/{id}/deliveries.", "WebhookDeliveriesResult",
+        name="webhookDeliveries", optional=("limit",),
         params=(WEBHOOK_ID,
                 Param("cursor", "query", {"type": "string", "maxLength": 20},
                       "`nextCursor` of the previous page.", parse=query_once),
