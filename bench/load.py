@@ -5,7 +5,12 @@ Run: ``.venv/bin/python -m bench.load`` (about 4 minutes) or ``--quick`` (about 
 ``--redis-url`` uses a Redis you name (keys under a fresh prefix, deleted at the end);
 by default a private ``redis-server`` is started on a free port (persistence off) and
 stopped afterwards. ``--json PATH`` also writes the raw figures; ``--profile rest|graphql``
-runs that server under cProfile and prints where its time goes.
+runs that server under cProfile and prints where its time goes. ``--build DIR`` runs the
+servers from another checkout of the repository (e.g. ``git archive <commit> | tar -x -C
+DIR``): they start with ``DIR`` as their working directory and ``PYTHONPATH``, so they import
+that build's ``service`` package (and its ``bench/load.py`` server factories), while the load
+generator, the storage walk and the report stay this checkout's code -- the same client for
+both builds of a before/after comparison.
 
 What runs
 ---------
@@ -343,8 +348,9 @@ class Server:
 
 
 def start_server(kind: str, redis_url: str, prefix: str, workdir: Path,
-                 profile: Path | None = None) -> Server:
-    """A uvicorn process serving ``kind`` ("bare" or "skyline")."""
+                 profile: Path | None = None, build: Path | None = None) -> Server:
+    """A uvicorn process serving ``kind`` ("bare" or "skyline"), from ``build`` (a checkout
+    of the repository) if given, else from this one."""
     import httpx
 
     from tests.support.redis_servers import free_port
@@ -357,10 +363,14 @@ def start_server(kind: str, redis_url: str, prefix: str, workdir: Path,
     args = [*launcher, "-m", "uvicorn", factory, "--factory", "--host", "127.0.0.1",
             "--port", str(port), "--log-level", "warning", "--no-access-log"]
     env = {**os.environ, ENV_URL: redis_url, ENV_PREFIX: prefix}
+    home = ROOT if build is None else build
+    if build is not None:
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(build), *filter(None, [os.environ.get("PYTHONPATH")])])
     log = workdir / f"server-{kind}-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                   cwd=ROOT)
+                                   cwd=home)
     server = Server(kind, port, process, log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -565,7 +575,8 @@ def orchestrate(args: argparse.Namespace) -> int:
         extra: Server | None = None
         try:
             for kind in sorted({"bare" if t == "bare" else "skyline" for t in targets}):
-                servers[kind] = start_server(kind, redis_url, prefix, workdir, profile)
+                servers[kind] = start_server(kind, redis_url, prefix, workdir, profile,
+                                             args.build)
             for c in concurrencies:
                 for n, target in enumerate(targets):
                     server = servers["bare" if target == "bare" else "skyline"]
@@ -576,7 +587,8 @@ def orchestrate(args: argparse.Namespace) -> int:
                 storage = measure_storage(servers["skyline"], redis_url, prefix,
                                           1 if args.quick else 3)
                 # Scaling: REST on one replica, then on two, back to back.
-                extra = start_server("skyline", redis_url, prefix, workdir)
+                extra = start_server("skyline", redis_url, prefix, workdir,
+                                     build=args.build)
                 for c in scale_levels:
                     for replicas in ([servers["skyline"]], [servers["skyline"], extra]):
                         cells.append(run_cell("rest", replicas, c, args.warmup,
@@ -619,11 +631,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the raw figures to this file")
     parser.add_argument("--profile", choices=["bare", "rest", "graphql"],
                         help="run only this target, under cProfile, and print the profile")
+    parser.add_argument("--build", type=Path,
+                        help="run the servers from this checkout (its service package); "
+                             "the load generator stays this one")
     # internal: the load generator
     parser.add_argument("--drive", choices=["bare", "rest", "graphql"], help=argparse.SUPPRESS)
     parser.add_argument("--urls", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.build is not None:
+        args.build = args.build.resolve()
+        if not (args.build / "service" / "__init__.py").is_file():
+            parser.error(f"--build {args.build}: no service package there")
     if args.duration is None:
         args.duration = 4.0 if args.quick else 12.0
     if args.warmup is None:

@@ -475,7 +475,7 @@ class HandSeatRequest(InputModel):
 
 
 class ReclaimSeatResponse(WireModel):
-    """A seat taken back from the bot that played it (``reclaimSeat``)."""
+    """A seat taken back from the bot that played it (`reclaimSeat`)."""
 
     seat: int
     token: str | None = Field(

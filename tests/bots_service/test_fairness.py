@@ -37,8 +37,10 @@ class Order:
         signal, act = store.signal_due, service.act_as_bot
 
         async def signal_due(match_id: str, **kw: Any) -> None:
-            await signal(match_id, **kw)
+            # Noted before it is sent: a worker may claim it while ``signal`` still awaits
+            # its answer (noted after, the claim came first now and then under load).
             self.events.append(("signal", match_id))
+            await signal(match_id, **kw)
 
         async def act_as_bot(match_id: str, *args: Any, **kw: Any) -> int:
             version = await act(match_id, *args, **kw)
