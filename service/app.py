@@ -124,7 +124,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     routes: list[BaseRoute] = [
         *rest_routes(operations),
         *graphql_routes(services.matches, allowed_origins=list(settings.cors_origins),
-                        players=services.players),
+                        players=services.players, operations=operations),
     ]
     from service.web import web_routes  # the reference client at /play (issue 6)
 

@@ -1,19 +1,24 @@
 """The operation table (``service.api.operations``): one declaration serves an operation
-over REST, publishes it in the OpenAPI document with its codes, and charges its budget;
-each operation id is written once in ``service/api/``."""
+over REST and GraphQL, publishes it in the OpenAPI document with its codes, and charges its
+budget; each operation id is written once in ``service/api/``."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+import graphql
+import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from service.api.graphql import build_schema
+from service.api.graphql import fields as graphql_fields
 from service.api.operations import OPERATIONS, Context, Operation, Param, Reply
-from service.api.operations.base import NO_STORE, PUBLIC, rest_only
+from service.api.operations.base import NO_STORE, PUBLIC, query
 from service.api.problem_codes import OPERATION_CODES
 from service.api.rate_limits import Budgets, budget_of
 from service.api.rest.http import query_count
@@ -39,7 +44,7 @@ async def echo(context: Context) -> Echo:
 TOY = Operation(
     id="echoToy", method="GET", path="/v1/toys/{word}", tag="toys",
     summary="The word, repeated.", codes=("malformed",), budget="stream",
-    security=PUBLIC, graphql=rest_only("a test's toy"),
+    security=PUBLIC, graphql=query(returns=Echo),
     params=(Param("word", "path", {"type": "string"}, "A word."),
             Param("times", "query", {"type": "integer", "minimum": 0}, parse=query_count)),
     reply=Reply(None, "The echo.", content={"application/json": {"schema": {
@@ -68,6 +73,36 @@ def test_a_declared_operation_is_served_published_and_charged(toy_game: None) ->
     scope = {"type": "http", "method": "GET", "path": "/v1/toys/hi"}
     assert budget_of(scope, budgets) == "stream"
     assert budget_of(scope) == "read"  # not in the table: the default
+
+
+TOY_QUERY = "query($w: ID!) { echoToy(word: $w, times: 2) { ... on Echo { text } } }"
+
+
+def test_a_declared_operation_is_a_graphql_field_charged_to_its_budget(
+    toy_game: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    charged: list[str] = []
+
+    async def charge(limits: Any, scope: MutableMapping[str, Any], budget: str) -> None:
+        charged.append(budget)
+
+    monkeypatch.setattr(graphql_fields, "charge", charge)
+    with TestClient(_app_with(TOY)) as client:
+        answer = client.post("/graphql", json={"query": TOY_QUERY, "variables": {"w": "ho"}})
+    assert answer.json() == {"data": {"echoToy": {"text": "hoho"}}}
+    assert charged == ["stream"]
+    sdl = str(build_schema([*OPERATIONS, TOY]))
+    assert ('"""The word, repeated."""\n'
+            "  echoToy(word: ID!, times: Int = null): EchoToyResult!") in sdl
+    assert "union EchoToyResult = Echo | BadRequest" in sdl
+
+
+def test_an_operation_left_out_of_the_table_leaves_graphql_too(toy_game: None) -> None:
+    with TestClient(_app_with(without="listGames")) as client:
+        answer = client.post("/graphql", json={"query": "{ games { id } }"}).json()
+    assert "Cannot query field 'games'" in answer["errors"][0]["message"]
+    sdl = str(build_schema([op for op in OPERATIONS if op.id != "getGame"]))
+    assert "GameCatalogueResult" not in sdl and "  games: [Game!]!" in sdl
 
 
 def _app_with(*extra: Operation, without: str = "") -> Starlette:
@@ -125,3 +160,16 @@ def test_each_operation_id_is_written_in_exactly_one_file_of_service_api() -> No
         found = [str(path.relative_to(API)) for path, literals in files.items()
                  if operation.id in literals]
         assert len(found) == 1, (operation.id, found)
+
+
+def test_every_query_and_mutation_of_the_table_is_a_graphql_field() -> None:
+    schema = graphql.build_schema(str(build_schema()))
+    roots = {"query": schema.query_type, "mutation": schema.mutation_type}
+    generated = 0
+    for operation in OPERATIONS:
+        kind, name = operation.graphql.kind, graphql_fields.field_name(operation)
+        if kind in roots:
+            root: Any = roots[kind]
+            assert name in root.fields, name
+            generated += not operation.graphql.hand_written
+    assert generated >= 25

@@ -267,8 +267,9 @@ SITES: dict[str, tuple[str, ...]] = {
     # The lobby's tables in GraphQL (issue 17): as their REST twins.
     "service/api/graphql/tables.py::_tables": (GRAPHQL,),
     "service/api/graphql/tables.py::_filters": ("listLobby", "listMatches"),
-    "service/api/graphql/tables.py::build_tables_mutation.TablesMutation.join_match.join": (
-        "joinMatch",),
+    # A generated GraphQL field's body arguments, checked by the body model.
+    "service/api/graphql/fields.py::_body_of": (
+        "joinMatch", "startMatch", "createWebhook", "updateWebhook"),
     "service/api/graphql/tables.py::_rematch": (GRAPHQL,),
     "service/api/graphql/invitations.py::_invitations": (GRAPHQL,),
     "service/api/graphql/invitations.py::_request": ("createInvitation",),
@@ -285,8 +286,6 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/tables/caps.py::_guard": ("createMatch",),
     # Webhooks (issue 18): the app's key, the URL policy, the endpoint's settings.
     "service/api/operations/webhooks.py::webhooks_of": WEBHOOK_OPS,
-    "service/api/graphql/webhooks.py::_webhooks": (GRAPHQL,),
-    "service/api/graphql/webhooks.py::_body": WEBHOOK_URL,
     "service/webhooks/service.py::_app_of": WEBHOOK_OPS,
     "service/webhooks/service.py::not_found": WEBHOOK_ONE,
     "service/webhooks/service.py::_check_events": WEBHOOK_URL,

@@ -4,13 +4,12 @@
 unknown, expired, used up or revoked: ``NotFound`` with ``invite_not_found``,
 ``invite_expired``, ``invite_used_up``, ``invite_revoked``; REST's 404 and 410s).
 
-Queries ``invitation`` (what a code invites to; no credential: the code is one) and
-``myInvitations``; mutations ``createInvitation``, ``revokeInvitation``,
-``redeemInvitation`` (a spectator code -> a spectator token; no credential),
-``acceptInvitation`` (a join: ``TableResult``) and ``declineInvitation``. The mutations are
-charged to the ``act`` budget, as their REST twins; the queries, as every GraphQL request,
-to ``read``. The Query and Mutation types inherit these fields (``queries.py``,
-``mutations.py``)."""
+Generated from the table (``fields.py``): ``invitation``, ``myInvitations``,
+``revokeInvitation``, ``redeemInvitation``, ``acceptInvitation`` and
+``declineInvitation``. Hand-written here: ``createInvitation`` (arguments the body model does
+not shape: ``player`` an ``ID``, ``spectate`` a non-null ``Boolean`` with a default), with
+``InvitationResult``, which the generated writes share; and the shapes of the invitation
+models. The Mutation type inherits ``createInvitation`` (``mutations.py``)."""
 
 from typing import Any
 
@@ -19,13 +18,11 @@ from pydantic import ValidationError
 
 from service.errors import ApiError
 from service.invitations import InvitationService, models
-from service.players.models import MY_MATCHES_MAX
 
 from ..rate_limits import charge, limits_of
 from .context import Context, Info
 from .convert import Shape
-from .results import PLAYER_FAILURES, READ_FAILURES, TABLE_FAILURES, answer, result_union
-from .types.match import MatchTypes
+from .results import TABLE_FAILURES, answer, result_union
 from .types.wire import MATCH_STATUS, VISIBILITY, WIRE
 
 WIRE.shape(models.InvitationKind, Shape(
@@ -73,15 +70,6 @@ PlayerInvitationsPage: Any = PLAYER_INVITATIONS.annotation
 
 invitation_result = result_union(
     "InvitationResult", Invitation, TABLE_FAILURES, "An invitation, or why not.")
-invitation_info_result = result_union(
-    "InvitationInfoResult", InvitationInfo, READ_FAILURES,
-    "What a code invites to, or why not.")
-spectator_token_result = result_union(
-    "SpectatorTokenResult", SpectatorToken, READ_FAILURES,
-    "A spectator token of the code's match, or why not.")
-my_invitations_result = result_union(
-    "MyInvitationsResult", PlayerInvitationsPage, PLAYER_FAILURES,
-    "A page of the invitations to the calling player, or why not.")
 
 
 def _invitations(ctx: Context) -> InvitationService:
@@ -103,38 +91,9 @@ def _request(fields: dict[str, Any]) -> models.InvitationRequest:
         raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
 
 
-@strawberry.type
-class InvitationsQuery:
-    @strawberry.field(
-        description="What an invitation code invites to (`ski_…` a seat's, `skv_…` a "
-        "spectator's): game, seats, open seats, name, visibility, status, uses left, expiry "
-        "-- nothing hidden. No credential needed: the code is one. An unknown code is "
-        "NotFound `invite_not_found`; a spent one NotFound `invite_expired`, "
-        "`invite_used_up` or `invite_revoked` (REST: GET /v1/invitations/{code})."
-    )
-    async def invitation(self, info: Info, code: str) -> invitation_info_result:  # type: ignore[valid-type]
-        ctx = info.context
-        return await answer(READ_FAILURES, lambda: _invitations(ctx).describe(code),
-                            INVITATION_INFO.convert, ctx.lang)
-
-    @strawberry.field(
-        description="The invitations to the calling player that may still be accepted, "
-        "newest first (follow `nextCursor`, as `cursor`, until it is null); `limit` 1 to "
-        f"{MY_MATCHES_MAX} (default 20). Needs a player token or an app's JWT (REST: GET "
-        "/v1/me/invitations)."
-    )
-    async def my_invitations(
-        self, info: Info, cursor: str | None = None, limit: int | None = None,
-    ) -> my_invitations_result:  # type: ignore[valid-type]
-        ctx = info.context
-        return await answer(
-            PLAYER_FAILURES, lambda: _invitations(ctx).mine(ctx.credentials(), cursor, limit),
-            PLAYER_INVITATIONS.convert, ctx.lang)
-
-
-def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
-    """The invitation writes; ``acceptInvitation`` answers ``table_result`` (``TableResult``,
-    ``tables.build_table_result``), the match after the join."""
+def build_invitations_mutation() -> type:
+    """``createInvitation``: its ``player`` argument is an ``ID`` and its ``spectate`` a
+    non-null ``Boolean`` with a default, shapes the body model's fields have not."""
 
     @strawberry.type
     class InvitationsMutation:
@@ -169,77 +128,7 @@ def build_invitations_mutation(types: MatchTypes, table_result: Any) -> type:
 
             return await answer(TABLE_FAILURES, create, INVITATION.convert, ctx.lang)
 
-        @strawberry.mutation(
-            description="Revoke a code (or a player's invitation, by its id): the inviter, "
-            "the match's creator or its app. Using it afterwards is NotFound "
-            "`invite_revoked`. REST: DELETE /v1/matches/{id}/invitations/{code}."
-        )
-        async def revoke_invitation(
-            self, info: Info, match_id: strawberry.ID, code: str,
-        ) -> invitation_result:  # type: ignore[valid-type]
-            ctx = info.context
-
-            async def revoke() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _invitations(ctx).revoke(caller, str(match_id), code)
-
-            return await answer(TABLE_FAILURES, revoke, INVITATION.convert, ctx.lang)
-
-        @strawberry.mutation(
-            description="Redeem a spectator code (one use of it) for a spectator token "
-            "(`sks_…`) that reads that one match -- a private one included -- and nothing "
-            "else. No credential needed. A seat code is BadRequest `malformed` (join with "
-            "it). REST: POST /v1/invitations/{code}/redeem."
-        )
-        async def redeem_invitation(
-            self, info: Info, code: str,
-        ) -> spectator_token_result:  # type: ignore[valid-type]
-            ctx = info.context
-
-            async def redeem() -> Any:
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _invitations(ctx).redeem(code)
-
-            return await answer(READ_FAILURES, redeem, SPECTATOR_TOKEN.convert,
-                                ctx.lang)
-
-        @strawberry.mutation(
-            description="Accept an invitation to the calling player: a join with it (a "
-            "private match included), answering the match as the player sees it, or the "
-            "refusals of joinMatch (an invitation to another player: NotFound "
-            "`invite_not_found`). REST: POST /v1/me/invitations/{id}/accept."
-        )
-        async def accept_invitation(
-            self, info: Info, invitation_id: strawberry.ID,
-        ) -> table_result:
-            ctx = info.context
-
-            async def accept() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _invitations(ctx).accept(caller, str(invitation_id))
-
-            return await answer(TABLE_FAILURES, accept, types.from_state, ctx.lang)
-
-        @strawberry.mutation(
-            description="Decline an invitation to the calling player (`status: declined`); "
-            "it is no longer listed nor accepted. REST: POST "
-            "/v1/me/invitations/{id}/decline."
-        )
-        async def decline_invitation(
-            self, info: Info, invitation_id: strawberry.ID,
-        ) -> invitation_result:  # type: ignore[valid-type]
-            ctx = info.context
-
-            async def decline() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _invitations(ctx).decline(caller, str(invitation_id))
-
-            return await answer(TABLE_FAILURES, decline, INVITATION.convert, ctx.lang)
-
     return InvitationsMutation
 
 
-__all__ = ["InvitationsQuery", "build_invitations_mutation"]
+__all__ = ["build_invitations_mutation", "invitation_result"]

@@ -33,7 +33,6 @@ from .results import (
     answer,
     result_union,
 )
-from .tables import build_table_result, build_tables_mutation
 from .types.clocks import OnTimeoutInput, TimeControlInput, on_timeout_input, time_control_input
 from .types.games import GameTypes, MalformedInput
 from .types.match import (
@@ -45,7 +44,6 @@ from .types.match import (
     Visibility,
 )
 from .types.wire import MATCH_CREATED, STREAM_TICKET
-from .webhooks import WebhooksMutation
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -65,7 +63,10 @@ def _seat(seat: SeatInput) -> dict[str, Any]:
     return {"bot": seat.bot.value}
 
 
-def build_mutation(types: MatchTypes, games: GameTypes) -> type:
+def build_mutation(types: MatchTypes, games: GameTypes, generated: dict[str, Any],
+                   table_result: Any) -> type:
+    """The Mutation type: the capability mixins' hand-written fields, the fields
+    ``generated`` from the operation table (in its order), then those below."""
     create_result = result_union(
         "CreateMatchResult", MATCH_CREATED.annotation, CREATE_FAILURES, "A new match, or why not."
     )
@@ -96,16 +97,15 @@ def build_mutation(types: MatchTypes, games: GameTypes) -> type:
     action_input = games.action_input
     options_input = games.options_input
     QueueMutation = build_queue_mutation(games)
-    table_result = build_table_result(types)
-    TablesMutation = build_tables_mutation(types, table_result)
-    InvitationsMutation = build_invitations_mutation(types, table_result)
+    InvitationsMutation = build_invitations_mutation()
 
     @strawberry.type(description="Writes.")
     class Mutation(
-        PlayerMutation, QueueMutation, TablesMutation,  # type: ignore[valid-type,misc]
+        PlayerMutation, QueueMutation,  # type: ignore[valid-type,misc]
         InvitationsMutation,  # type: ignore[valid-type,misc]
-        WebhooksMutation,
     ):
+        locals().update(generated)  # the class body's namespace: generated fields first
+
         @strawberry.mutation(
             description="Create a match. The answer holds one secret token per anonymous "
             "human seat, shown only once: keep them. With `seats` (instead of `players` and "

@@ -1,6 +1,11 @@
-"""Players in GraphQL: the same operations as REST's ``/v1/players``, ``/v1/me`` and
-``/v1/apps/me``, on the same ``PlayerService`` (``info.context.players``). The Query and
-Mutation types inherit these fields (``queries.py``, ``mutations.py``)."""
+"""Players in GraphQL: the operations of REST's ``/v1/players``, ``/v1/me`` and
+``/v1/apps/me`` that are not generated from the table (``fields.py``; ``me`` and
+``appPlayer`` are), on the same ``PlayerService`` (``info.context.players``), each for the
+reason its ``Operation`` gives (``hand_written``): the match lists' filters are GraphQL
+enums of their own, a guest's creation charges the address's guest budget too and its union
+lists fewer members than its codes, a renewed token's union lists ``Conflict`` last, and the
+deletions were never charged to ``act``. The Query and Mutation types inherit these fields
+(``queries.py``, ``mutations.py``)."""
 
 from typing import Any
 
@@ -16,9 +21,8 @@ from .context import Context, Info
 from .results import PLAYER_FAILURES, answer, result_union
 from .types.failures import BadRequest, Conflict, Unavailable
 from .types.players import MatchStatusFilter
-from .types.wire import MY_MATCHES_PAGE, PLAYER, PLAYER_CREATED, PLAYER_DELETED, SEAT_TOKEN
+from .types.wire import MY_MATCHES_PAGE, PLAYER_CREATED, PLAYER_DELETED, SEAT_TOKEN
 
-me_result = result_union("MeResult", PLAYER.annotation, PLAYER_FAILURES, "The calling player.")
 my_matches_result = result_union(
     "MyMatchesResult", MY_MATCHES_PAGE.annotation, PLAYER_FAILURES,
     "A page of the player's matches.",
@@ -52,12 +56,6 @@ def _filters(status: MatchStatusFilter | None, your_turn: bool | None, cursor: s
 
 @strawberry.type
 class PlayerQuery:
-    @strawberry.field(description="The calling player (needs a player token or an app's JWT).")
-    async def me(self, info: Info) -> me_result:  # type: ignore[valid-type]
-        ctx = info.context
-        return await answer(PLAYER_FAILURES, lambda: _players(ctx).me(ctx.credentials()),
-                            PLAYER.convert, ctx.lang)
-
     @strawberry.field(
         description="The calling player's matches, newest created first; follow `nextCursor` "
         "(as `cursor`) until it is null. `status` and `yourTurn` filter on each match's "
@@ -74,17 +72,6 @@ class PlayerQuery:
             PLAYER_FAILURES,
             lambda: _players(ctx).my_matches(ctx.credentials(), **filters),
             MY_MATCHES_PAGE.convert, ctx.lang,
-        )
-
-    @strawberry.field(
-        description="The player of one of the app's users, by its user id (needs the app's "
-        "key)."
-    )
-    async def app_player(self, info: Info, user: str) -> me_result:  # type: ignore[valid-type]
-        ctx = info.context
-        return await answer(
-            PLAYER_FAILURES, lambda: _players(ctx).app_player(ctx.credentials(), user),
-            PLAYER.convert, ctx.lang,
         )
 
     @strawberry.field(description="One of the app's players' matches (needs the app's key).")

@@ -6,7 +6,7 @@ union member (``types/failures.py``), a GraphQL input that cannot become wire JS
 """
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, TypeVar, Union, get_args
 
 import strawberry
 
@@ -57,12 +57,21 @@ ACT_FAILURES: tuple[type, ...] = (
 )
 
 
-def result_union(name: str, success: type, failures: Sequence[type], description: str) -> Any:
-    """``success | failures...`` as a named GraphQL union."""
+def result_union(name: str, success: type | tuple[type, ...], failures: Sequence[type],
+                 description: str) -> Any:
+    """``success | failures...`` as a named GraphQL union (``success``: one type, or
+    several)."""
+    members = success if isinstance(success, tuple) else (success,)
     return Annotated[
-        Union[(success, *failures)],
+        Union[(*members, *failures)],
         strawberry.union(name, description=description),
     ]
+
+
+def union_name(union: Any) -> str:
+    """The GraphQL name of a ``result_union``."""
+    name: str = get_args(union)[1].graphql_name
+    return name
 
 
 async def answer(

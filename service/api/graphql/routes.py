@@ -56,6 +56,7 @@ from service.players import PlayerService
 
 from ..bodies import MAX_JSON_DEPTH, is_json_media, too_deep
 from ..languages import lang_of
+from ..operations.base import Operation
 from ..problems import problem_response
 from .context import Context
 
@@ -323,21 +324,24 @@ def _wants_html(accept: str) -> bool:
 
 def graphql_app(
     match_service: MatchService, *, allowed_origins: Sequence[str] = (),
-    players: PlayerService | None = None,
+    players: PlayerService | None = None, operations: Sequence[Operation] | None = None,
 ) -> SkylineGraphQL:
     from .schema import build_schema
 
-    app = SkylineGraphQL(build_schema(), match_service, allowed_origins=allowed_origins)
+    app = SkylineGraphQL(build_schema(operations), match_service,
+                         allowed_origins=allowed_origins)
     app.players = players
     return app
 
 
 def graphql_routes(
     match_service: MatchService, *, allowed_origins: list[str],
-    players: PlayerService | None = None,
+    players: PlayerService | None = None, operations: Sequence[Operation] | None = None,
 ) -> list[BaseRoute]:
-    """``/graphql`` over HTTP (POST, and GET for queries) and WebSocket."""
-    app = graphql_app(match_service, allowed_origins=allowed_origins, players=players)
+    """``/graphql`` over HTTP (POST, and GET for queries) and WebSocket; ``operations``:
+    the table its Query and Mutation fields are generated from (default: the whole)."""
+    app = graphql_app(match_service, allowed_origins=allowed_origins, players=players,
+                      operations=operations)
     return [
         Route("/graphql", app, methods=["GET", "POST"], name="graphql"),
         WebSocketRoute("/graphql", app, name="graphql-ws"),

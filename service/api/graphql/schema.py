@@ -7,7 +7,7 @@ engines always give the same SDL (``schema.graphql`` is checked against it in CI
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import strawberry
 from graphql import GraphQLError, OperationDefinitionNode
@@ -26,16 +26,21 @@ from strawberry.utils.logging import StrawberryLogger
 
 from service import games
 
-from .catalogue import RESULT_NAME, graphql_catalogue_field
+from ..operations.base import Operation
 from .convert import Converter
+from .fields import operation_fields
+from .invitations import invitation_result
 from .limits import RootFieldLimit
 from .mutations import build_mutation
 from .queries import build_query
+from .results import union_name
 from .subscriptions import build_subscription
+from .tables import build_table_result
 from .types.failures import FAILURES
 from .types.games import build_game_types
 from .types.match import build_match_types
 from .types.wire import WIRE
+from .webhooks import OUTPUTS as WEBHOOK_OUTPUTS
 
 _log = logging.getLogger(__name__)
 
@@ -63,7 +68,6 @@ RESERVED_NAMES = (
     "WebhookCreated", "WebhookResult", "WebhooksResult",
     "CreateWebhookResult", "WebhookSecretResult", "PingWebhookResult",
     "WebhookDeliveriesResult",
-    RESULT_NAME,
     *(kind.__name__ for kind in FAILURES),
 )
 
@@ -133,19 +137,30 @@ class SkylineSchema(strawberry.Schema):
                 _log.debug("GraphQL request refused: %s", error.message)
 
 
-def build_schema() -> strawberry.Schema:
-    """The schema for every registered engine (deterministic for the same engines)."""
+def build_schema(operations: Sequence[Operation] | None = None) -> strawberry.Schema:
+    """The schema for every registered engine (deterministic for the same engines), its
+    Query and Mutation fields generated from ``operations`` (default: the table's)."""
+    if operations is None:
+        from ..operations import OPERATIONS
+
+        operations = OPERATIONS
     converter = Converter(reserved=RESERVED_NAMES, base=WIRE)
     game_types = build_game_types(converter, games.all())
     match_types = build_match_types(game_types, converter)
+    outputs = {**match_types.outputs(), **WEBHOOK_OUTPUTS}
+    table_result = build_table_result(match_types)
+    # The result unions hand-written resolvers share with generated fields.
+    unions = {union_name(u): u for u in (table_result, invitation_result)}
     limits = [
         *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
         RootFieldLimit,
     ]
     return SkylineSchema(
-        query=build_query(match_types, graphql_catalogue_field(converter)),
-        mutation=build_mutation(match_types, game_types),
+        query=build_query(match_types, operation_fields(operations, "query", converter,
+                                                        outputs, unions)),
+        mutation=build_mutation(match_types, game_types, operation_fields(
+            operations, "mutation", converter, outputs, unions), table_result),
         subscription=build_subscription(match_types, game_types),
         types=[*FAILURES, *game_types.events.types],
         extensions=[

@@ -1,26 +1,24 @@
-"""The lobby's tables in GraphQL: matches that wait for players, as REST's
-``/v1/matches/{id}/join|leave|start|cancel``, ``GET /v1/lobby`` and ``GET /v1/matches?
-status=active&visibility=public``, on the same ``TableService`` (``service.tables.service``):
-``lobby`` and ``liveMatches`` (queries), ``joinMatch``, ``leaveMatch``, ``startMatch`` and
-``cancelMatch`` (mutations, answering the match as the caller sees it), and ``rematch``
-(REST's ``POST /v1/matches/{id}/rematch``, on the same ``Rematch``). Built per schema:
-the entries' options and the states are the engines' types; the entries are generated from
-``service.tables.models``. The Query and Mutation types
-inherit these fields (``queries.py``, ``mutations.py``)."""
+"""The lobby's tables in GraphQL: ``lobby`` and ``liveMatches`` (REST's ``GET /v1/lobby``
+and ``GET /v1/matches?status=active&visibility=public``), on the same ``TableService``
+(``service.tables.service``), hand-written: their entries' options are the engines' typed
+``MatchOptions`` and their ``limit`` is published optional (REST's has a default). Built per
+schema; the Query type inherits these fields (``queries.py``). The writes (``joinMatch``,
+``leaveMatch``, ``startMatch``, ``cancelMatch``, ``rematch``) are generated from the table
+(``fields.py``); ``TableResult``, their union, is made here (``acceptInvitation`` shares
+it)."""
 
 from typing import Any
 
 import strawberry
-from pydantic import ValidationError
 
 from service.errors import ApiError
 from service.tables import Rematch, TableService, models
 
-from ..rate_limits import charge, limits_of
+from ..operations.tables import TABLE_RESULT
 from .context import Context, Info
 from .convert import Shape
 from .results import PLAYER_FAILURES, TABLE_FAILURES, answer, result_union
-from .types.match import BotKind, MatchTypes
+from .types.match import MatchTypes
 from .types.wire import LABELS
 
 
@@ -126,120 +124,9 @@ def build_table_result(types: MatchTypes) -> Any:
     """``TableResult``: the union of the writes to a waiting match (built once per schema,
     shared with ``acceptInvitation``, ``service.invitations``)."""
     return result_union(
-        "TableResult", types.state, TABLE_FAILURES,
+        TABLE_RESULT, types.state, TABLE_FAILURES,
         "A waiting match after the caller's write (as the caller sees it), or why not.",
     )
 
 
-def build_tables_mutation(types: MatchTypes, table_result: Any) -> type:
-    """``joinMatch``, ``leaveMatch``, ``startMatch``, ``cancelMatch`` and ``rematch``: each
-    answers the match as the caller sees it after the write (``MatchState``), or a failure;
-    a refused one writes nothing. ``table_result``: ``build_table_result(types)``."""
-
-    @strawberry.type
-    class TablesMutation:
-        @strawberry.mutation(
-            description="Take an open seat of a waiting match (`seat`; omitted: the lowest "
-            "open one) as the calling player (a player token or an app's JWT). The last open "
-            "seat taken starts the match (`status: active`). Refusals: Conflict "
-            "(`seat_taken`, `already_seated`, `match_started`, `match_cancelled`); a private "
-            "match is NotFound to outsiders. REST: POST /v1/matches/{id}/join."
-        )
-        async def join_match(
-            self, info: Info, match_id: strawberry.ID, seat: int | None = None,
-            invite: str | None = None,
-        ) -> table_result:
-            ctx = info.context
-
-            async def join() -> Any:
-                try:
-                    request = models.JoinRequest.model_validate({"seat": seat,
-                                                                 "invite": invite})
-                except ValidationError as error:
-                    first = error.errors(include_url=False, include_input=False)[0]
-                    where = ".".join(str(p) for p in first["loc"]) or "input"
-                    raise ApiError.of("malformed", f"{where}: {first['msg']}") from None
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _tables(ctx).join(caller, str(match_id), request)
-
-            return await answer(TABLE_FAILURES, join, types.from_state, ctx.lang)
-
-        @strawberry.mutation(
-            description="Leave a waiting match: the caller's seat is open again; its creator "
-            "leaving cancels it (`cancelReason: creator_left`). REST: POST "
-            "/v1/matches/{id}/leave."
-        )
-        async def leave_match(
-            self, info: Info, match_id: strawberry.ID,
-        ) -> table_result:
-            ctx = info.context
-
-            async def leave() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _tables(ctx).leave(caller, str(match_id))
-
-            return await answer(TABLE_FAILURES, leave, types.from_state, ctx.lang)
-
-        @strawberry.mutation(
-            description="Start a waiting match now (its creator, or the app's key for a "
-            "match an app created): a bot of `bot` takes every open seat (default `greedy`; "
-            "`random` where the game has no other). REST: POST /v1/matches/{id}/start."
-        )
-        async def start_match(
-            self, info: Info, match_id: strawberry.ID, bot: BotKind | None = None,
-        ) -> table_result:
-            ctx = info.context
-
-            async def start() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                request = models.StartRequest(bot=None if bot is None else bot.value)
-                return await _tables(ctx).start(caller, str(match_id), request)
-
-            return await answer(TABLE_FAILURES, start, types.from_state, ctx.lang)
-
-        @strawberry.mutation(
-            description="Cancel a waiting match (its creator, or the app's key for a match an "
-            "app created): `status: cancelled`, `cancelReason: creator`. REST: POST "
-            "/v1/matches/{id}/cancel."
-        )
-        async def cancel_match(
-            self, info: Info, match_id: strawberry.ID,
-        ) -> table_result:
-            ctx = info.context
-
-            async def cancel() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _tables(ctx).cancel(caller, str(match_id))
-
-            return await answer(TABLE_FAILURES, cancel, types.from_state, ctx.lang)
-
-        @strawberry.mutation(
-            description="The rematch of a finished match (a player of it, or its app's key): "
-            "a waiting match with the same game, options, visibility, name and labels, the "
-            "seat order rotated (the former seat 1 moves first), bots re-seated, the caller "
-            "seated and every other human seat kept for its former player "
-            "(`RematchOfferedEvent` in its feed; it takes the seat with joinMatch). Linked "
-            "both ways (`rematchOf`, `rematch`); a second call, by anyone, answers the same "
-            "rematch. Before the end: Conflict `match_not_finished`. REST: POST "
-            "/v1/matches/{id}/rematch."
-        )
-        async def rematch(
-            self, info: Info, match_id: strawberry.ID,
-        ) -> table_result:
-            ctx = info.context
-
-            async def again() -> Any:
-                caller = ctx.credentials()
-                await charge(limits_of(ctx.request.app), ctx.request.scope, "act")
-                return await _rematch(ctx).rematch(caller, str(match_id))
-
-            return await answer(TABLE_FAILURES, again, types.from_state, ctx.lang)
-
-    return TablesMutation
-
-
-__all__ = ["build_table_result", "build_tables_mutation", "build_tables_query"]
+__all__ = ["build_table_result", "build_tables_query"]

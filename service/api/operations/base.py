@@ -127,19 +127,55 @@ class Reply:
 @dataclass(frozen=True)
 class GraphQL:
     """How the operation appears in GraphQL: a ``query`` or ``mutation`` field (``name``
-    where it differs from the operation id), or none (``rest_only`` says why)."""
+    where it differs from the operation id), or none (``rest_only`` says why).
+
+    A query or mutation field is generated from the operation (``service.api.graphql.fields``):
+    its arguments from the ``params`` (path and query; ``args`` renames them, ``strings``
+    names the path parameters published as ``String`` rather than ``ID``), its result the
+    union ``<Name>Result`` (``result``) of the answer and the failures its ``codes`` map to,
+    its description the operation's summary (``description`` where GraphQL words it
+    otherwise), its budget charged, and its ``call`` (``resolve``: an adapter where the
+    REST call answers with bytes). ``hand_written`` says why a field is not generated."""
 
     kind: Literal["query", "mutation", "subscription"] | None
     name: str | None = None
     rest_only: str = ""
+    description: str = ""
+    result: str = ""
+    """The result union's name, where it is not ``<Name>Result``."""
+    result_description: str = ""
+    also: tuple[str, ...] = ()
+    """Codes whose members the result union lists besides those of the operation's codes
+    (published before the codes were declared: a member may not leave a union)."""
+    args: Mapping[str, str] = field(default_factory=dict)
+    """Arguments published under another name than their parameter (``matchId`` -> ``id``)."""
+    strings: tuple[str, ...] = ()
+    """Path parameters published as ``String`` (the others are ``ID``s)."""
+    optional: tuple[str, ...] = ()
+    """Query parameters published optional (``Int = null``: the service's default applies)
+    although REST's declares its default."""
+    returns: Any = None
+    """The answer's type where the reply names no model: a type, or a function of none
+    giving the member types of the answer (the hosted games' catalogues)."""
+    resolve: Call | None = None
+    """The call GraphQL makes where REST's answers with a finished response."""
+    hand_written: str = ""
+    """Why the field is a resolver of its own (``service.api.graphql``)."""
 
 
-def query(name: str | None = None) -> GraphQL:
-    return GraphQL("query", name)
+UNCHARGED = (
+    "GraphQL never charged it to its budget (REST does): generated, it would be; a resolver "
+    "of its own in service/api/graphql until that is decided"
+)
+"""Why a field whose resolver charges nothing beyond the request's ``read`` is not generated."""
 
 
-def mutation(name: str | None = None) -> GraphQL:
-    return GraphQL("mutation", name)
+def query(name: str | None = None, **spec: Any) -> GraphQL:
+    return GraphQL("query", name, **spec)
+
+
+def mutation(name: str | None = None, **spec: Any) -> GraphQL:
+    return GraphQL("mutation", name, **spec)
 
 
 def rest_only(reason: str) -> GraphQL:
@@ -158,10 +194,12 @@ class Context:
     query: dict[str, Any] = field(default_factory=dict)
     caller: Credential = None
     body: Any = None
+    language: Lang | None = None
+    """The answer's language where the request's is not it (a GraphQL WebSocket's)."""
 
     @property
     def lang(self) -> Lang:
-        return lang_of(self.request)
+        return self.language if self.language is not None else lang_of(self.request)
 
     async def read_body(self) -> Any:
         """The declared body, for a call that reads it itself (after checks of its own)."""

@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from service.catalogue import catalogue_models, catalogue_of
 from service.errors import ApiError
+from service.matches.models import GameInfo
 
 from ..languages import LANG_PARAM, none_match, tagged
 from ..rest.http import ascii_int
@@ -37,6 +38,20 @@ def rules_version_param(request: Request, name: str) -> int | None:
             "game's rulesVersions in GET /v1/games)."
         )
     return version
+
+
+async def catalogue_model(context: Context) -> Any:
+    """GraphQL's answer: the catalogue's model (typed by its game's generated type)."""
+    return catalogue_of(context.path["game_id"], context.query["rulesVersion"],
+                        context.lang).model
+
+
+GAME_DESCRIPTION = (
+    "A game's component catalogue: everything a client draws or explains (board, tiles, "
+    "cards and their texts), the same document as `GET /v1/games/{id}`. `rulesVersion`: one "
+    "of the game's rulesVersions (a match's rulesVersion); omitted: the current one. No such "
+    "game, or no such version: `NotFound` (codes not_found, unknown_rules_version)."
+)
 
 
 async def get_game(context: Context) -> Response:
@@ -79,7 +94,9 @@ OPERATIONS = (
     Operation(
         id="listGames", method="GET", path="/v1/games", tag="games",
         summary="The catalogue of games.",
-        codes=(), budget="read", security=PUBLIC, graphql=query("games"),
+        codes=(), budget="read", security=PUBLIC,
+        graphql=query("games", description="The games this build hosts.",
+                      returns=list[GameInfo]),
         reply=Reply(None, "Every hosted game.", content={"application/json": {"schema": {
             "type": "array", "items": {"$ref": "#/components/schemas/GameInfo"}}}}),
         call=lambda c: c.state.match_service.catalogue(),
@@ -95,7 +112,11 @@ OPERATIONS = (
         "`not_found`; a version the game lacks: 404 `unknown_rules_version`; a "
         "`rulesVersion` that is no positive integer: 400 `malformed`.",
         codes=("malformed", "not_found", "unknown_rules_version"), budget="read",
-        security=PUBLIC, graphql=query("game"),
+        security=PUBLIC,
+        graphql=query("game", description=GAME_DESCRIPTION, result="GameCatalogueResult",
+                      result_description="A game's catalogue, or why not.",
+                      args={"gameId": "id"}, strings=("gameId",), returns=catalogue_models,
+                      resolve=catalogue_model),
         params=(
             Param("gameId", "path", {"type": "string", "minLength": 1, "maxLength": 64,
                                      "examples": _game_ids()},

@@ -32,6 +32,7 @@ from .base import (
     query,
 )
 from .matches import GET_MATCH
+from .tables import TABLE_RESULT
 
 CODE = Param("code", "path", {"type": "string", "minLength": 1, "maxLength": 200},
              "An invitation code (`ski_…` a seat's, `skv_…` a spectator's).")
@@ -47,7 +48,21 @@ INVITATION_LINKS = {
     "RevokeInvitation": {"operationId": "revokeInvitation", "parameters": {
         "path.matchId": "$request.path.matchId", "path.code": "$response.body#/code"}},
 }
+MY_INVITATIONS = (
+    "The invitations to the calling player that may still be accepted, newest first (follow "
+    "`nextCursor`, as `cursor`, until it is null); `limit` 1 to "
+    f"{MY_MATCHES_MAX} (default 20). Needs a player token or an app's JWT (REST: GET "
+    "/v1/me/invitations)."
+)
+INVITATION_RESULT = "InvitationResult"
+"""The GraphQL union of an invitation's writes (made with ``createInvitation``'s resolver)."""
 INVITE_USED = ("invite_not_found", "invite_expired", "invite_used_up", "invite_revoked")
+
+
+CREATE_INVITATION_ARGS = (
+    "`player` is an ID and `spectate` a non-null Boolean with a default, shapes the "
+    "body model's fields have not"
+)
 
 
 OPERATIONS = (
@@ -62,7 +77,8 @@ OPERATIONS = (
         "tokens. A player seated in the match or the app's key may invite. docs/lobby.md.",
         codes=(*codes.BODY, *codes.READ, "forbidden", "player_not_found", "already_seated",
                "seat_taken", "match_started", "match_cancelled", "quota_exceeded"),
-        budget="act", security=OWNER, graphql=mutation(), params=(MATCH_ID,),
+        budget="act", security=OWNER, graphql=mutation(hand_written=CREATE_INVITATION_ARGS),
+        params=(MATCH_ID,),
         body=InvitationRequest, status=201,
         reply=Reply(Invitation, "Made.", links=INVITATION_LINKS),
         call=lambda c: c.state.invitation_service.create(c.caller, c.path["match_id"], c.body),
@@ -75,7 +91,12 @@ OPERATIONS = (
         description="By its code (or a player's invitation by its id): the inviter, the "
         "match's creator or its app. Later uses: 410 `invite_revoked`.",
         codes=(*codes.READ, "forbidden", "invite_not_found"), budget="act", security=OWNER,
-        graphql=mutation(), params=(MATCH_ID, CODE), reply=Reply(Invitation, "Revoked."),
+        graphql=mutation(description="Revoke a code (or a player's invitation, by its id): "
+                         "the inviter, the match's creator or its app. Using it afterwards is "
+                         "NotFound `invite_revoked`. REST: DELETE "
+                         "/v1/matches/{id}/invitations/{code}.", result=INVITATION_RESULT,
+                         strings=("code",)),
+        params=(MATCH_ID, CODE), reply=Reply(Invitation, "Revoked."),
         call=lambda c: c.state.invitation_service.revoke(
             c.caller, c.path["match_id"], c.path["code"]),
         headers=NO_STORE,
@@ -88,7 +109,17 @@ OPERATIONS = (
         "`invite_revoked`; 404 `invite_not_found`.",
         codes=(*INVITE_USED, "rules_version_retired", "rules_version_unavailable",
                "store_unavailable", "store_full"),
-        budget="read", security=PUBLIC, graphql=query("invitation"), params=(CODE,),
+        budget="read", security=PUBLIC,
+        graphql=query("invitation", description="What an invitation code invites to "
+                      "(`ski_…` a seat's, `skv_…` a spectator's): game, seats, open seats, "
+                      "name, visibility, status, uses left, expiry -- nothing hidden. No "
+                      "credential needed: the code is one. An unknown code is NotFound "
+                      "`invite_not_found`; a spent one NotFound `invite_expired`, "
+                      "`invite_used_up` or `invite_revoked` (REST: GET "
+                      "/v1/invitations/{code}).", result="InvitationInfoResult",
+                      result_description="What a code invites to, or why not.",
+                      strings=("code",), also=("unauthorized", "malformed")),
+        params=(CODE,),
         reply=Reply(InvitationInfo, "The invitation."),
         call=lambda c: c.state.invitation_service.describe(c.path["code"]),
         headers=NO_STORE,
@@ -101,7 +132,15 @@ OPERATIONS = (
         "is used through joinMatch).",
         codes=("malformed", *INVITE_USED, "rules_version_retired",
                "rules_version_unavailable", "busy", "store_unavailable", "store_full"),
-        budget="act", security=PUBLIC, graphql=mutation(), params=(CODE,), status=201,
+        budget="act", security=PUBLIC,
+        graphql=mutation(description="Redeem a spectator code (one use of it) for a "
+                         "spectator token (`sks_…`) that reads that one match -- a private "
+                         "one included -- and nothing else. No credential needed. A seat code "
+                         "is BadRequest `malformed` (join with it). REST: POST "
+                         "/v1/invitations/{code}/redeem.", result="SpectatorTokenResult",
+                         result_description="A spectator token of the code's match, or why "
+                         "not.", strings=("code",), also=("unauthorized",)),
+        params=(CODE,), status=201,
         reply=Reply(SpectatorToken, "The token (shown once).", links=ACCEPT_LINK),
         call=lambda c: c.state.invitation_service.redeem(c.path["code"]), headers=NO_STORE,
     ),
@@ -109,7 +148,9 @@ OPERATIONS = (
         id="listMyInvitations", method="GET", path="/v1/me/invitations", tag="lobby",
         summary="Invitations to the calling player, still open.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
-        graphql=query("myInvitations"),
+        graphql=query("myInvitations", description=MY_INVITATIONS, optional=("limit",),
+                      result_description="A page of the invitations to the calling player, "
+                      "or why not.", also=("forbidden", "not_found")),
         params=(Param("cursor", "query", {"type": "string", "maxLength": 200},
                       "`nextCursor` of the previous page.", parse=query_once),
                 Param("limit", "query", {"type": "integer", "minimum": 1,
@@ -127,7 +168,13 @@ OPERATIONS = (
         description="As joinMatch with the invitation.",
         codes=(*codes.READ, "forbidden", "seat_taken", "already_seated", "match_started",
                "match_cancelled", *INVITE_USED, "malformed"),
-        budget="act", security=PLAYER_SECURITY, graphql=mutation(), params=(INVITATION_ID,),
+        budget="act", security=PLAYER_SECURITY,
+        graphql=mutation(description="Accept an invitation to the calling player: a join "
+                         "with it (a private match included), answering the match as the "
+                         "player sees it, or the refusals of joinMatch (an invitation to "
+                         "another player: NotFound `invite_not_found`). REST: POST "
+                         "/v1/me/invitations/{id}/accept.", result=TABLE_RESULT),
+        params=(INVITATION_ID,),
         reply=Reply(MatchState, "The match after the join.", links=ACCEPT_LINK),
         call=lambda c: c.state.invitation_service.accept(c.caller, c.path["invitation_id"]),
         headers=NO_STORE,
@@ -137,7 +184,12 @@ OPERATIONS = (
         path="/v1/me/invitations/{invitationId}/decline", tag="lobby",
         summary="Decline an invitation.", description="It leaves the player's list for good.",
         codes=(*codes.READ, "forbidden", *INVITE_USED), budget="act",
-        security=PLAYER_SECURITY, graphql=mutation(), params=(INVITATION_ID,),
+        security=PLAYER_SECURITY, graphql=mutation(
+            description="Decline an invitation to the calling player (`status: declined`); "
+            "it is no longer listed nor accepted. REST: POST "
+            "/v1/me/invitations/{id}/decline.",
+            result=INVITATION_RESULT),
+        params=(INVITATION_ID,),
         reply=Reply(Invitation, "Declined."),
         call=lambda c: c.state.invitation_service.decline(c.caller, c.path["invitation_id"]),
         headers=NO_STORE,

@@ -27,6 +27,7 @@ from .base import (
     NO_STORE,
     PRIVATE,
     READ_SECURITY,
+    UNCHARGED,
     WRITE_SECURITY,
     Context,
     GraphQL,
@@ -103,6 +104,15 @@ STREAM_DESCRIPTION = (
     "Responses are compressed (gzip, br) when `Accept-Encoding` asks, each event flushed at "
     "once."
 )
+LOG_DESCRIPTION = (
+    "Versions after `after`, with the events the caller may see; the caller's own moves "
+    f"include the action. At most `limit` entries (1 to {LOG_PAGE_MAX}; more is BadRequest "
+    "`malformed`): `nextAfter` is where the next page starts."
+)
+HOT_PATH = (
+    "the hot path: its action a typed `@oneOf` input decoded per game, `expectedVersion` and "
+    "`idempotencyKey` arguments where REST has headers; service/api/graphql/mutations.py"
+)
 NOT_MODIFIED = {"304": {"description": "Not modified.", "headers": ETAG_HEADER}}
 
 OPERATIONS = (
@@ -110,7 +120,10 @@ OPERATIONS = (
         id=GET_MATCH, method="GET", path="/v1/matches/{matchId}", tag="matches",
         summary="The match as the caller may see it.",
         description="Without a token: the spectator's view.",
-        codes=codes.READ, budget="read", security=READ_SECURITY, graphql=query("match"),
+        codes=codes.READ, budget="read", security=READ_SECURITY,
+        graphql=query("match", description="A match as the caller (a seat, or a spectator) "
+                      "sees it.", args={"matchId": "id"},
+                      result_description="The match as the caller sees it."),
         params=(MATCH_ID, if_none_match()),
         reply=Reply(MatchState, "The caller's state.", headers=ETAG_HEADER,
                     links=links_same_match(GET_LEGAL_MOVES, GET_LOG)),
@@ -123,7 +136,9 @@ OPERATIONS = (
         tag="matches", summary="The caller's legal moves now.",
         description="A spectator (no token) has no moves. The ETag is the version: send it "
         "back as `If-None-Match` for a 304 while nothing has moved.",
-        codes=codes.READ, budget="read", security=READ_SECURITY, graphql=query("legalMoves"),
+        codes=codes.READ, budget="read", security=READ_SECURITY,
+        graphql=query("legalMoves", description="The caller's legal moves now (none for a "
+                      "spectator).", result_description="The caller's legal moves."),
         params=(MATCH_ID, if_none_match()),
         reply=Reply(LegalMoves, "Legal moves.", headers=ETAG_HEADER, links=ACT_LINK),
         more=NOT_MODIFIED,
@@ -137,7 +152,8 @@ OPERATIONS = (
                "version_conflict", "match_not_started", "match_cancelled",
                "idempotency_key_reused", "idempotency_key_expired", "precondition_failed",
                "invalid_action", "forbidden"),
-        budget="act", security=WRITE_SECURITY, graphql=mutation(), refusals=True,
+        budget="act", security=WRITE_SECURITY,
+        graphql=mutation(hand_written=HOT_PATH), refusals=True,
         params=(
             MATCH_ID,
             # No `pattern`: the syntax is HTTP's (RFC 9110 8.8.3), which tools know by the
@@ -162,7 +178,8 @@ OPERATIONS = (
         description="A page of at most `limit` versions: to read the whole history, ask "
         "again with `after` = `nextAfter` until it is null.",
         codes=("malformed", *codes.READ), budget="read", security=READ_SECURITY,
-        graphql=query("log"),
+        graphql=query("log", description=LOG_DESCRIPTION,
+                      result_description="The match history the caller may see."),
         params=(
             MATCH_ID,
             Param("after", "query",
@@ -222,7 +239,7 @@ OPERATIONS = (
         "stops working when the seat's token does. Fetch one per connection. Spectators need "
         "none: they open the stream without credentials (401 `unauthorized` here). No body.",
         codes=(*codes.READ, "forbidden"), budget="act", security=WRITE_SECURITY,
-        graphql=mutation(),
+        graphql=mutation(hand_written=UNCHARGED),
         params=(MATCH_ID,),
         reply=Reply(StreamTicket, "The ticket."),
         call=create_stream_ticket, headers=NO_STORE,

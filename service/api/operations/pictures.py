@@ -7,13 +7,22 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from service.errors import ApiError
-from service.matches.board import board_svg
+from service.matches.board import BoardPicture, board_svg
 from service.pictures import SVG_MEDIA_TYPE
 
 from ..languages import none_match, tagged
 from ..rest.http import ascii_int
 from . import codes
-from .base import MATCH_ID, READ_SECURITY, Context, Operation, Param, Reply, if_none_match, query
+from .base import (
+    MATCH_ID,
+    READ_SECURITY,
+    Context,
+    Operation,
+    Param,
+    Reply,
+    if_none_match,
+    query,
+)
 
 
 def parse_highlight(request: Request, name: str) -> int | None:
@@ -25,6 +34,20 @@ def parse_highlight(request: Request, name: str) -> int | None:
     if index is None:
         raise ApiError.of("malformed", "highlight must be a move index (a non-negative integer).")
     return index
+
+
+async def board_picture(context: Context) -> BoardPicture:
+    """GraphQL's answer: the picture itself (``BoardSvg``: its version and SVG text)."""
+    return await board_svg(context.state.match_service, context.path["match_id"],
+                           context.caller, context.query["highlight"])
+
+
+GRAPHQL_DESCRIPTION = (
+    "The board as an SVG picture drawn from the caller's view only (the same document as "
+    "`GET /v1/matches/{id}/board.svg`). `highlight`: the index of one of the caller's legal "
+    "moves (as listed by `legalMoves`) to draw distinctly; an index out of range is a "
+    "`BadRequest` with code `bad_highlight`."
+)
 
 
 async def get_board_svg(context: Context) -> Response:
@@ -52,7 +75,10 @@ OPERATIONS = (
         "`highlight` draws the caller's legal move of that index (as listed by legal-moves "
         "at the same version) distinctly; out of range: 422 `bad_highlight`.",
         codes=("malformed", *codes.READ, "bad_highlight", "no_picture"), budget="read",
-        security=READ_SECURITY, graphql=query("boardSvg"),
+        security=READ_SECURITY,
+        graphql=query("boardSvg", description=GRAPHQL_DESCRIPTION,
+                      result_description="The board picture, or why not.",
+                      returns=BoardPicture, resolve=board_picture),
         params=(
             MATCH_ID,
             Param("highlight", "query", {"type": "integer", "minimum": 0,

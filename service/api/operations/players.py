@@ -30,6 +30,7 @@ from .base import (
     PLAYER_SECURITY,
     PRIVATE,
     PUBLIC,
+    UNCHARGED,
     Context,
     GraphQL,
     Operation,
@@ -107,6 +108,16 @@ FEED_DESCRIPTION = (
     "the credential."
 )
 
+FILTERS = "its `status` filter is a GraphQL enum of its own (`MatchStatusFilter`)"
+PLAYER_UNION = ("forbidden", "player_not_found")
+"""The player fields' unions list ``Forbidden`` and ``NotFound`` (``PLAYER_FAILURES``)."""
+
+GUEST_CHARGES = (
+    "charged to `create` and the address's `guests` budget once its arguments are "
+    "checked; its union lists BadRequest and Unavailable only"
+)
+
+
 OPERATIONS = (
     Operation(
         id="createPlayer", method="POST", path="/v1/players", tag="players",
@@ -116,7 +127,8 @@ OPERATIONS = (
         "default app); an app that takes no guests answers 403 `guests_disabled`.",
         codes=(*codes.BODY, "bad_name", "unknown_app", "guests_disabled", "busy",
                "store_unavailable", "store_full"),
-        budget="create", security=PUBLIC, graphql=mutation(), body=CreatePlayerRequest,
+        budget="create", security=PUBLIC,
+        graphql=mutation(hand_written=GUEST_CHARGES), body=CreatePlayerRequest,
         status=201,
         reply=Reply(PlayerCreated, "Created.", links={
             "GetMe": {"operationId": "getMe"},
@@ -134,7 +146,10 @@ OPERATIONS = (
     Operation(
         id="getMe", method="GET", path="/v1/me", tag="players",
         summary="The calling player.", codes=codes.PLAYER, budget="read",
-        security=PLAYER_SECURITY, graphql=query("me"),
+        security=PLAYER_SECURITY,
+        graphql=query("me", description="The calling player (needs a player token or an "
+                      "app's JWT).", result_description="The calling player.",
+                      also=PLAYER_UNION),
         reply=Reply(PlayerOut, "The player."),
         call=lambda c: c.state.player_service.me(c.caller),
         headers=PRIVATE,
@@ -147,7 +162,8 @@ OPERATIONS = (
         "matches keep their moves. An app's user is deleted by its app (403 `forbidden` "
         "here).",
         codes=(*codes.PLAYER, "forbidden"), budget="act", security=PLAYER_SECURITY,
-        graphql=mutation(), reply=Reply(DeletedPlayer, "Deleted."), call=delete_me,
+        graphql=mutation(hand_written=UNCHARGED),
+        reply=Reply(DeletedPlayer, "Deleted."), call=delete_me,
         headers=NO_STORE,
     ),
     Operation(
@@ -156,7 +172,7 @@ OPERATIONS = (
         description="Newest created first, a page at a time: follow `nextCursor` until it is "
         "null.",
         codes=(*codes.PLAYER, "malformed"), budget="read", security=PLAYER_SECURITY,
-        graphql=query("myMatches"), params=PAGE_PARAMS,
+        graphql=query("myMatches", hand_written=FILTERS), params=PAGE_PARAMS,
         reply=Reply(MyMatchesPage, "A page."),
         call=lambda c: c.state.player_service.my_matches(c.caller, **_page(c)),
         headers=PRIVATE,
@@ -201,7 +217,7 @@ OPERATIONS = (
         id="listAppPlayerMatches", method="GET", path="/v1/apps/me/matches", tag="apps",
         summary="One of the app's players' matches (server to server).",
         codes=(*codes.APP, "malformed", "player_not_found"), budget="read",
-        security=APP_SECURITY, graphql=query("appPlayerMatches"),
+        security=APP_SECURITY, graphql=query("appPlayerMatches", hand_written=FILTERS),
         params=(Param("player", "query", {"type": "string", "minLength": 1, "maxLength": 64},
                       "The player's id.", required=True, parse=player_param),
                 *PAGE_PARAMS),
@@ -215,7 +231,11 @@ OPERATIONS = (
         description="404 `player_not_found` for a user that never signed in (nor was seated) "
         "and for one of another app alike.",
         codes=(*codes.APP, "player_not_found"), budget="read", security=APP_SECURITY,
-        graphql=query("appPlayer"), params=(SUB,), reply=Reply(PlayerOut, "The player."),
+        graphql=query("appPlayer", description="The player of one of the app's users, by "
+                      "its user id (needs the app's key).", result="MeResult",
+                      result_description="The calling player.", args={"sub": "user"},
+                      strings=("sub",), also=PLAYER_UNION),
+        params=(SUB,), reply=Reply(PlayerOut, "The player."),
         call=lambda c: c.state.player_service.app_player(c.caller, c.path["sub"]), headers=PRIVATE,
     ),
     Operation(
@@ -224,7 +244,8 @@ OPERATIONS = (
         description="Like `deleteMe`: its JWTs are refused from now on "
         "(`credential_revoked`) and its name becomes a neutral one everywhere.",
         codes=(*codes.APP, "player_not_found"), budget="act", security=APP_SECURITY,
-        graphql=mutation(), params=(SUB,), reply=Reply(DeletedPlayer, "Deleted."),
+        graphql=mutation(hand_written=UNCHARGED),
+        params=(SUB,), reply=Reply(DeletedPlayer, "Deleted."),
         call=delete_app_player, headers=NO_STORE,
     ),
 )

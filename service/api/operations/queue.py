@@ -15,6 +15,7 @@ from . import codes
 from .base import (
     NO_STORE,
     PLAYER_SECURITY,
+    UNCHARGED,
     Answered,
     Context,
     Operation,
@@ -49,6 +50,15 @@ async def enqueue(context: Context) -> Answered:
     return Answered(ticket, 201 if created else 200)
 
 
+TYPED_OPTIONS = (
+    "typed `gameOptions` per game (as createMatch), the `create` charge and the queue "
+    "quota"
+)
+WAIT_CHECKED = (
+    "checks `wait` itself (REST's parser reads it from the query string)"
+)
+
+
 OPERATIONS = (
     Operation(
         id="enqueue", method="POST", path="/v1/queue", tag="lobby",
@@ -61,7 +71,8 @@ OPERATIONS = (
         "app key: 403 `forbidden`). Charged to the `create` budget. See docs/lobby.md.",
         codes=(*codes.BODY, *codes.CREDENTIALS, "forbidden", "unknown_game",
                "bad_player_count", "bad_options", "quota_exceeded"),
-        budget="create", security=PLAYER_SECURITY, graphql=mutation(), body=EnqueueRequest,
+        budget="create", security=PLAYER_SECURITY,
+        graphql=mutation(hand_written=TYPED_OPTIONS), body=EnqueueRequest,
         status=201, reply=Reply(QueueTicket, "Queued (possibly matched at once)."),
         more={"200": Reply(QueueTicket, "The ticket the player already holds.").document()},
         call=enqueue, headers=NO_STORE,
@@ -74,7 +85,8 @@ OPERATIONS = (
         "one not polled for `pollWithinSeconds` expires. Another player's ticket: 404 "
         "`ticket_not_found`.",
         codes=(*codes.CREDENTIALS, "malformed", "forbidden", "ticket_not_found"),
-        budget="read", security=PLAYER_SECURITY, graphql=query("queueTicket"),
+        budget="read", security=PLAYER_SECURITY,
+        graphql=query("queueTicket", hand_written=WAIT_CHECKED),
         params=(TICKET, Param("wait", "query", {"type": "integer", "minimum": 0,
                                                 "maximum": WAIT_MAX_SECONDS, "default": 0},
                               "Seconds to wait for a match (ASCII digits).",
@@ -89,7 +101,7 @@ OPERATIONS = (
         description="The ticket is `left`; a ticket already matched stays `matched` (the "
         "answer says so).",
         codes=(*codes.CREDENTIALS, "forbidden", "ticket_not_found"), budget="act",
-        security=PLAYER_SECURITY, graphql=mutation(), params=(TICKET,),
+        security=PLAYER_SECURITY, graphql=mutation(hand_written=UNCHARGED), params=(TICKET,),
         reply=Reply(QueueTicket, "The ticket after."),
         call=lambda c: c.state.queue_service.leave(c.caller, c.path["ticket"]),
         headers=NO_STORE,

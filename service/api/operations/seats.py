@@ -16,6 +16,7 @@ from .base import (
     MATCH_ID,
     NO_STORE,
     PLAYER_SECURITY,
+    UNCHARGED,
     WRITE_SECURITY,
     Context,
     Operation,
@@ -57,6 +58,11 @@ async def renew_seat_token(context: Context) -> Any:
         context.caller, context.path["match_id"], context.path["seat"])
 
 
+CONFLICT_LAST = (
+    "its union lists `Conflict` last, the order it was published in"
+)
+
+
 OPERATIONS = (
     Operation(
         id="handSeatToBot", method="POST", path="/v1/matches/{matchId}/seats/{seat}/bot",
@@ -66,7 +72,7 @@ OPERATIONS = (
         "is a version of its own (a log entry with `seat: null`).",
         codes=(*codes.BODY, *codes.READ, "not_found", "match_finished", "bad_bots",
                "forbidden", "match_not_started", "match_cancelled"),
-        budget="act", security=WRITE_SECURITY, graphql=mutation(),
+        budget="act", security=WRITE_SECURITY, graphql=mutation(hand_written=UNCHARGED),
         params=(MATCH_ID, seat_param("Your seat.")), body=HandSeatRequest,
         reply=Reply(MatchState, "Handed over.", headers=ETAG_HEADER),
         call=hand_seat_to_bot, order=("credential",), etag=version_of, headers=NO_STORE,
@@ -83,7 +89,7 @@ OPERATIONS = (
         "Answers the match as a spectator sees it. No body (or `{}`).",
         codes=(*codes.READ, "not_found", "match_finished", "forbidden", "match_not_started",
                "match_cancelled", "seat_forfeited", "not_your_seat"),
-        budget="act", security=WRITE_SECURITY, graphql=mutation(),
+        budget="act", security=WRITE_SECURITY, graphql=mutation(hand_written=UNCHARGED),
         params=(MATCH_ID, seat_param("Your seat.")),
         reply=Reply(MatchState, "Resigned.", headers=ETAG_HEADER),
         call=lambda c: c.state.match_service.resign(c.path["match_id"], c.caller, seat_of(c)),
@@ -101,7 +107,8 @@ OPERATIONS = (
         "null`). Answers the match as the seat sees it. No body.",
         codes=(*codes.READ, "not_found", "match_finished", "match_not_started",
                "match_cancelled", "seat_forfeited", "seat_not_away", "not_your_seat"),
-        budget="act", security=[*WRITE_SECURITY, *APP_SECURITY], graphql=mutation(),
+        budget="act", security=[*WRITE_SECURITY, *APP_SECURITY],
+        graphql=mutation(hand_written=UNCHARGED),
         params=(MATCH_ID, seat_param("The seat.")),
         reply=Reply(ReclaimSeatResponse, "Taken back.", headers=ETAG_HEADER),
         call=reclaim_seat, etag=lambda answer: str(answer.state.version), headers=NO_STORE,
@@ -114,7 +121,8 @@ OPERATIONS = (
         "working); the match's app key rotates any player seat's. Each is a version of its "
         "own (a `seat_token_renewed` log entry). No body.",
         codes=(*codes.READ, "forbidden", "match_not_started", "match_cancelled"),
-        budget="act", security=[*PLAYER_SECURITY, *APP_SECURITY], graphql=mutation(),
+        budget="act", security=[*PLAYER_SECURITY, *APP_SECURITY],
+        graphql=mutation(hand_written=CONFLICT_LAST),
         params=(MATCH_ID, seat_param("The seat.")),
         reply=Reply(SeatToken, "The new token (shown once)."),
         call=renew_seat_token, headers=NO_STORE,

@@ -160,21 +160,35 @@ def _links_from_create() -> dict[str, Any]:
     return links
 
 
+LISTS = ("its entries carry typed `MatchOptions`; its `limit` is published optional "
+         "(`Int = null`), REST's has a default")
+TABLE_RESULT = "TableResult"
+"""The GraphQL union of the changes to a table (shared with ``acceptInvitation``)."""
+
+
 def _table_change(id: str, action: str, summary: str, description: str,
-                  codes: tuple[str, ...], call: Call, *, body: type[InputModel] | None = None,
+                  codes: tuple[str, ...], call: Call, text: str, *,
+                  body: type[InputModel] | None = None,
                   security: Security = PLAYER_SECURITY, graphql: str | None = None
                   ) -> Operation:
     """``POST /v1/matches/{matchId}/<action>``: a change to a waiting (or finished) match,
-    answered with the match after it, as the caller sees it."""
+    answered with the match after it, as the caller sees it; ``text``: the GraphQL field's
+    description."""
     return Operation(
         id=id, method="POST", path=f"/v1/matches/{{matchId}}/{action}",
         tag="lobby", summary=summary, description=description, codes=codes, budget="act",
-        security=security, graphql=mutation(graphql),
+        security=security, graphql=mutation(graphql, description=text, result=TABLE_RESULT),
         params=(MATCH_ID,), body=body, body_required=False,
         reply=Reply(MatchState, "The match after the change, as the caller sees it.",
                     links=links_same_match(GET_MATCH, GET_LEGAL_MOVES, ACT, STREAM_EVENTS)),
         call=call, headers=NO_STORE,
     )
+
+
+CREATE_MATCH_ARGS = (
+    "typed `gameOptions`, the untyped `options` it deprecates, seats and time "
+    "controls as input types, the `create` charge and the creation quota"
+)
 
 
 OPERATIONS = (
@@ -191,7 +205,7 @@ OPERATIONS = (
                "bad_options", "bad_bots", "player_not_found", "quota_exceeded",
                "seed_not_allowed", "bad_time_control", "bad_timeout_policy",
                "too_many_waiting_tables"),
-        budget="create", security=CREATE_SECURITY, graphql=mutation(),
+        budget="create", security=CREATE_SECURITY, graphql=mutation(hand_written=CREATE_MATCH_ARGS),
         body=CreateMatchRequest, status=201,
         reply=Reply(CreateMatchResponse, "Created.", headers={
             "Location": {"description": "The match URL.", "required": True,
@@ -205,7 +219,7 @@ OPERATIONS = (
         description="Only `status=active&visibility=public` is listed (a player's own "
         "matches: GET /v1/me/matches). Newest first; finished ones drop out.",
         codes=(*codes.CREDENTIALS, "malformed"), budget="read", security=OWNER,
-        graphql=query("liveMatches"),
+        graphql=query("liveMatches", hand_written=LISTS),
         params=(Param("status", "query", {"type": "string", "enum": ["active"]}, "`active`.",
                       required=True, parse=live_only),
                 Param("visibility", "query", {"type": "string", "enum": ["public"]},
@@ -224,7 +238,7 @@ OPERATIONS = (
         "never a seed or a hand. Matches that filled, started, were cancelled or expired "
         "drop out.",
         codes=(*codes.CREDENTIALS, "malformed"), budget="read", security=OWNER,
-        graphql=query("lobby"), params=LIST_PARAMS,
+        graphql=query("lobby", hand_written=LISTS), params=LIST_PARAMS,
         reply=Reply(LobbyPage, "A page of the lobby.", links={
             "JoinMatch": {"operationId": "joinMatch",
                           "parameters": {"path.matchId": "$response.body#/items/0/matchId"}}}),
@@ -240,25 +254,38 @@ OPERATIONS = (
         (*codes.BODY, *codes.READ, "forbidden", "seat_taken", "already_seated",
          "match_started", "match_cancelled", "invite_not_found", "invite_expired",
          "invite_used_up", "invite_revoked"),
-        join_match, body=JoinRequest),
+        join_match,
+        "Take an open seat of a waiting match (`seat`; omitted: the lowest open one) as the "
+        "calling player (a player token or an app's JWT). The last open seat taken starts "
+        "the match (`status: active`). Refusals: Conflict (`seat_taken`, `already_seated`, "
+        "`match_started`, `match_cancelled`); a private match is NotFound to outsiders. "
+        "REST: POST /v1/matches/{id}/join.", body=JoinRequest),
     _table_change(
         "leaveMatch", "leave", "Leave a waiting match.",
         "The caller's seat is open again; the creator leaving cancels the match "
         "(`cancelReason: creator_left`). A started match is not left this way (409 "
         "`match_started`).",
-        (*codes.READ, "forbidden", "match_started", "match_cancelled"), leave_match),
+        (*codes.READ, "forbidden", "match_started", "match_cancelled"), leave_match,
+        "Leave a waiting match: the caller's seat is open again; its creator leaving cancels "
+        "it (`cancelReason: creator_left`). REST: POST /v1/matches/{id}/leave."),
     _table_change(
         "startMatch", "start", "Start a waiting match now (its creator).",
         "Every open seat goes to a bot (`bot`, default greedy) and the game is set up. Only "
         "the creator (or, for a match an app key created, that key).",
         (*codes.BODY, *codes.READ, "forbidden", "match_started", "match_cancelled",
          "bad_bots"),
-        start_match, body=StartRequest, security=OWNER),
+        start_match,
+        "Start a waiting match now (its creator, or the app's key for a match an app "
+        "created): a bot of `bot` takes every open seat (default `greedy`; `random` where the "
+        "game has no other). REST: POST /v1/matches/{id}/start.",
+        body=StartRequest, security=OWNER),
     _table_change(
         "cancelMatch", "cancel", "Cancel a waiting match (its creator).",
         "`status: cancelled`, `cancelReason: creator`; every seated player gets "
         "`match_cancelled` in its feed.",
         (*codes.READ, "forbidden", "match_started", "match_cancelled"), cancel_match,
+        "Cancel a waiting match (its creator, or the app's key for a match an app created): "
+        "`status: cancelled`, `cancelReason: creator`. REST: POST /v1/matches/{id}/cancel.",
         security=OWNER),
     _table_change(
         "rematchMatch", "rematch", "A finished match's rematch.",
@@ -267,6 +294,13 @@ OPERATIONS = (
         "every other human seat kept for its former player (`rematch_offered` in its feed; "
         "it joins). Linked both ways (`rematchOf`, `rematch`); a second call, by anyone, "
         "answers the same rematch. 409 `match_not_finished` before the end.",
-        (*codes.READ, "forbidden", "match_not_finished"), rematch_match, security=OWNER,
+        (*codes.READ, "forbidden", "match_not_finished"), rematch_match,
+        "The rematch of a finished match (a player of it, or its app's key): a waiting match "
+        "with the same game, options, visibility, name and labels, the seat order rotated "
+        "(the former seat 1 moves first), bots re-seated, the caller seated and every other "
+        "human seat kept for its former player (`RematchOfferedEvent` in its feed; it takes "
+        "the seat with joinMatch). Linked both ways (`rematchOf`, `rematch`); a second "
+        "call, by anyone, answers the same rematch. Before the end: Conflict "
+        "`match_not_finished`. REST: POST /v1/matches/{id}/rematch.", security=OWNER,
         graphql="rematch"),
 )

@@ -162,19 +162,28 @@ def _current_version(error: ApiError) -> int:
     return value if isinstance(value, int) else -1
 
 
+def _kind(code: str, status: int) -> type:
+    kind = _BY_CODE.get(code)
+    if kind is not None:
+        return kind
+    if status >= 500:
+        return Unavailable
+    if status == 422 and code not in CODES:
+        return IllegalMove  # an engine's own refusal code
+    return BadRequest
+
+
+def failure_kind(code: str) -> type:
+    """The member that renders problem ``code`` (``service.errors.CODES``)."""
+    return _kind(code, CODES[code][0])
+
+
 def failure_for(
     error: ApiError, allowed: Sequence[type], lang: Lang = DEFAULT_LANGUAGE
 ) -> object:
     """The union member of ``allowed`` that renders ``error``, its message in ``lang``."""
     message = error.detail_in(lang)
-    kind = _BY_CODE.get(error.code)
-    if kind is None:
-        if error.status >= 500:
-            kind = Unavailable
-        elif error.status == 422 and error.code not in CODES:
-            kind = IllegalMove  # an engine's own refusal code
-        else:
-            kind = BadRequest
+    kind = _kind(error.code, error.status)
     if kind not in allowed:
         kind = Unavailable if error.status >= 500 else BadRequest
     if kind in (NotYourTurn, MatchFinished, VersionConflict):

@@ -109,6 +109,15 @@ class MatchTypes:
     typed: Any
     """A match (or a list entry) with its wire options as its engine's ``Options`` value."""
 
+    def outputs(self) -> dict[type, Codec]:
+        """The per-game answers by their wire model (for the generated fields)."""
+        return {
+            models.MatchState: Codec(self.state, self.from_state),
+            models.LegalMoves: Codec(self.legal_moves, self.from_legal_moves),
+            models.LogPage: Codec(self.log_page, self.from_log),
+            models.ActResponse: Codec(self.accepted, self.from_act),
+        }
+
 
 def build_match_types(games: GameTypes, converter: Converter) -> MatchTypes:
     from .clocks import ON_TIMEOUT, TIME_CONTROL

@@ -16,6 +16,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from service.matches import models as matches
+from service.matches.board import BoardPicture
 from service.players import models as players
 from service.webhooks import models as webhooks
 
@@ -90,6 +91,12 @@ SHAPES: dict[Any, Shape] = {
         ids=("match_id",),
     ),
 
+    BoardPicture: Shape(
+        name="BoardSvg", description="A board picture (SVG) of one version.",
+        ids=("match_id",), notes={"version": "The match version drawn.",
+                                  "svg": "The SVG document (image/svg+xml)."},
+    ),
+
     webhooks.Webhook: Shape(ids=("id",), notes={"created_at": "RFC 3339, UTC."}),
     webhooks.WebhookList: Shape(description="The app's webhook endpoints, oldest first."),
     webhooks.WebhookSecret: Shape(
@@ -126,3 +133,4 @@ WEBHOOK_LIST = WIRE.output(webhooks.WebhookList)
 WEBHOOK_SECRET = WIRE.output(webhooks.WebhookSecret)
 PING_QUEUED = WIRE.output(webhooks.PingQueued)
 WEBHOOK_DELIVERIES = WIRE.output(webhooks.DeliveriesPage)
+PICTURE = WIRE.output(BoardPicture)
