@@ -68,7 +68,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "6 SSE: ?after= takes precedence over Last-Event-ID",
-        "service/api/rest/events.py",
+        "service/api/rest/match_stream.py",
         "    if last_event_id:\n"
         '        after = non_negative_int(last_event_id, "Last-Event-ID")\n',
         "    if after is None and last_event_id:\n"

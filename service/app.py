@@ -31,7 +31,7 @@ from service.api.rest import rest_routes
 from service.composition import EMBEDDED_WORKER, build_services, open_store, replay_budget
 from service.errors import ApiError
 from service.i18n import N_
-from service.limits.tickets import TicketClaims
+from service.limits.ticket_claims import TicketClaims
 from service.settings import Settings, default_of
 from service.store import MatchStore
 from service.workers.loops import WorkerLoops
@@ -116,7 +116,7 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
     own_store = store is None
     the_store = store if store is not None else open_store(settings)
     services = build_services(settings, the_store)
-    # Stream and feed tickets are single-use (service.limits.tickets).
+    # Stream and feed tickets are single-use (service.limits.ticket_claims).
     ticket_claims = TicketClaims(settings.counting_uri, key_prefix=settings.redis_prefix)
     limits = build_limits(settings.limit_settings(), the_store, uri=settings.counting_uri,
                           key_prefix=settings.redis_prefix)

@@ -37,8 +37,8 @@ from service.live import (
     DEFAULT_RESUME_WINDOW,
 )
 from service.live.replays import DEFAULT_RATE as DEFAULT_REPLAY_RATE
+from service.matches.seat_tickets import DEFAULT_TICKET_SECONDS
 from service.matches.storage import DEFAULT_WAITING_TTL
-from service.matches.tickets import DEFAULT_TICKET_SECONDS
 from service.players.expiry import DEFAULT_GUEST_TTL
 from service.players.service import DEFAULT_AUDIENCE
 from service.queue.rules import TICKET_SECONDS

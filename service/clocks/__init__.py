@@ -16,12 +16,12 @@ from .controls import (
 from .seats import (
     SeatClock,
     deadline_of,
+    out_of_time,
     reclaimed,
     remaining_of,
     start_clocks,
     step_clocks,
     stopped,
-    timed_out,
 )
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "SeatClock",
     "TimeControl",
     "deadline_of",
+    "out_of_time",
     "parse_on_timeout",
     "parse_time_control",
     "reclaimed",
@@ -39,5 +40,4 @@ __all__ = [
     "start_clocks",
     "step_clocks",
     "stopped",
-    "timed_out",
 ]

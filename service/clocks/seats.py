@@ -1,5 +1,5 @@
 """Each seat's clock, and how a write moves it. Times are integer milliseconds of the
-store's clock (``MatchStorage.now_ms``); versions are the match's.
+store's clock (``StoredMatches.now_ms``); versions are the match's.
 
 A seat's clock *runs* while the seat may act (one of the engine's active seats of an
 unfinished match). ``since`` is when its current activation began; ``activation`` the
@@ -88,7 +88,7 @@ def _stopped(control: TimeControl | None, clock: SeatClock, now: int,
     return SeatClock(None, left, clock.activation)
 
 
-def timed_out(control: TimeControl | None, clock: SeatClock) -> SeatClock:
+def out_of_time(control: TimeControl | None, clock: SeatClock) -> SeatClock:
     """A seat's clock once its time ran out: stopped, nothing left on a live clock."""
     live = control is not None and control.kind == "live"
     return SeatClock(None, 0 if live else clock.left, clock.activation)

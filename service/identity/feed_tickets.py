@@ -44,7 +44,7 @@ class FeedTicket:
 
 def issue(key: str, player_id: str, now: float, lifetime: int) -> FeedTicket:
     # A nonce after the player: two tickets issued in one second differ, so that each is
-    # single-use on its own (limits.tickets).
+    # single-use on its own (limits.ticket_claims).
     signed = _Signer(key, now).sign(f"{player_id}:{secrets.token_urlsafe(6)}").decode("ascii")
     return FeedTicket(PREFIX + signed, int(now) + lifetime + 1)
 

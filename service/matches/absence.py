@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from service.clocks import reclaimed, stopped, timed_out
+from service.clocks import out_of_time, reclaimed, stopped
 
 from .records import Away, MatchRecord, SeatPlayer
 
@@ -41,7 +41,7 @@ def _clock_out(record: MatchRecord, seat: int, reason: str, now_ms: int) -> Matc
         return record
     clocks = list(record.clocks)
     clock = clocks[seat]
-    clocks[seat] = (timed_out(record.time_control, clock) if reason == TIMEOUT
+    clocks[seat] = (out_of_time(record.time_control, clock) if reason == TIMEOUT
                     else stopped(record.time_control, clock, now_ms))
     return replace(record, clocks=tuple(clocks))
 

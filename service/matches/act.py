@@ -35,7 +35,7 @@ from .models import ActResponse, EventOut
 from .play import check_pins, check_started, play
 from .records import IdempotentResult, LogRecord, MatchRecord
 from .replay import moves_between
-from .storage import MatchStorage, busy
+from .storage import StoredMatches, busy
 from .views import events_for, seat_of, state_of
 from .wire import parse_action
 
@@ -80,7 +80,7 @@ def _key_expired(version: int) -> ApiError:
 
 
 class Acting:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+    def __init__(self, storage: StoredMatches, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
 

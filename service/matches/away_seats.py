@@ -25,7 +25,7 @@ from .due import DueSignals
 from .models import MatchState, ReclaimSeatResponse
 from .play import check_started
 from .records import Away, LogRecord, MatchRecord
-from .storage import MatchStorage, busy
+from .storage import StoredMatches, busy
 from .views import hidden, may_read_private, seat_of, state_of
 
 MAX_ATTEMPTS = 16
@@ -79,7 +79,7 @@ def _claimant(record: MatchRecord, token: Credential, gone: Away) -> str | None:
 
 
 class AwaySeats:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+    def __init__(self, storage: StoredMatches, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
 

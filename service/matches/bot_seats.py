@@ -17,7 +17,7 @@ from .due import DueSignals
 from .models import MatchState
 from .play import check_pins, check_started, play
 from .records import LogRecord
-from .storage import MatchStorage, busy
+from .storage import StoredMatches, busy
 from .views import seat_of, state_of
 from .wire import parse_action
 
@@ -67,7 +67,7 @@ def bot_seats(
 
 
 class BotSeats:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+    def __init__(self, storage: StoredMatches, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
 

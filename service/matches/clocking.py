@@ -1,6 +1,6 @@
 """Seat clocks as the match service writes: the store's time and how a write moves them.
 
-``MatchStorage`` calls ``clocked`` on every write of a started match, so every path that
+``StoredMatches`` calls ``clocked`` on every write of a started match, so every path that
 stores a version (moves, bots, hand-overs, joins that set the game up, timeouts) keeps the
 clocks right without knowing of them. The time is the store's (``StoreClock``: Redis
 ``TIME``, SQLite the host's), never a replica's own, so replicas whose clocks drift agree on

@@ -32,7 +32,7 @@ from .models import (
     SeatToken,
 )
 from .records import MatchRecord, SeatPlayer
-from .storage import MatchStorage
+from .storage import StoredMatches
 from .wire import parse_options
 
 
@@ -85,7 +85,7 @@ def clock_settings(
 
 class Creation:
     def __init__(
-        self, storage: MatchStorage, due: DueSignals, *, allow_chosen_seeds: bool = False,
+        self, storage: StoredMatches, due: DueSignals, *, allow_chosen_seeds: bool = False,
         min_move_seconds: int = MIN_MOVE_SECONDS,
     ) -> None:
         self.storage = storage
@@ -111,7 +111,7 @@ class Creation:
         never a match missing from its players' lists). ``creator``: the creating player's
         id (None: anonymous or an app key), which may choose the seed of a match it plays
         alone with bots (``seeds.check_chosen_seed``). ``match_id``: the id to create it under
-        (``MatchStorage.create``: the store's ``MatchExists`` when it is taken). ``extra``:
+        (``StoredMatches.create``: the store's ``MatchExists`` when it is taken). ``extra``:
         record fields to set (a rematch's reserved seats and link)."""
         engine = engine_for_new(req.game)
         players, raw_bots = seats_of(req, bound or {})

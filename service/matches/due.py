@@ -19,7 +19,7 @@ from service.games.base import Engine
 from service.store import StoreUnavailable
 
 from .records import MatchRecord
-from .storage import MatchStorage
+from .storage import StoredMatches
 
 log = logging.getLogger("skyline.service")
 
@@ -39,7 +39,7 @@ def all_bots(record: MatchRecord) -> bool:
 
 
 class DueSignals:
-    def __init__(self, storage: MatchStorage) -> None:
+    def __init__(self, storage: StoredMatches) -> None:
         self.storage = storage
         self.resignal_after = RESIGNAL_AFTER_SECONDS
 

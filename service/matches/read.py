@@ -16,12 +16,12 @@ from .models import LOG_PAGE_MAX, LegalMoves, LogEntryOut, LogPage, MatchState
 from .play import game_state
 from .records import MatchRecord
 from .replay import Replayed, moves_between
-from .storage import MatchStorage
+from .storage import StoredMatches
 from .views import events_for, holders, seat_of, state_of
 
 
 class Reads:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+    def __init__(self, storage: StoredMatches, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
 

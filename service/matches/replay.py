@@ -20,7 +20,7 @@ from service.store import LogEntry
 
 from . import absence, headers, records
 from .records import LogRecord, MatchRecord, SeatPlayer
-from .storage import MatchStorage
+from .storage import StoredMatches
 
 Replayed = list[tuple[int, LogRecord, tuple[Event, ...]]]
 """(version, logged move, the events it produced) per version."""
@@ -168,7 +168,7 @@ def initial_state(engine: Engine[Any], record: MatchRecord) -> Any:
 
 
 async def state_at(
-    storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord,
+    storage: StoredMatches, match_id: str, engine: Engine[Any], record: MatchRecord,
     version: int,
 ) -> Any:
     """The state at ``version`` (at most the latest: else ``PastTheLog``), replayed from the
@@ -179,7 +179,7 @@ async def state_at(
 
 
 async def moves_between(
-    storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord,
+    storage: StoredMatches, match_id: str, engine: Engine[Any], record: MatchRecord,
     after: int, upto: int,
 ) -> tuple[Any, Replayed]:
     """The state at version ``after`` and every logged move in ``(after, upto]`` with the
@@ -192,7 +192,7 @@ async def moves_between(
 
 
 async def versions_between(
-    storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord,
+    storage: StoredMatches, match_id: str, engine: Engine[Any], record: MatchRecord,
     after: int, upto: int,
 ) -> list[Version]:
     """Every version in ``(after, upto]`` with its state and its record (``Version``), as
@@ -202,7 +202,7 @@ async def versions_between(
 
 
 async def replay(
-    storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord, upto: int
+    storage: StoredMatches, match_id: str, engine: Engine[Any], record: MatchRecord, upto: int
 ) -> tuple[Any, Replayed]:
     """The state at version ``upto`` and every logged move up to it with the events it
     produced: the whole history, replayed from the seed (for callers that want all of it;
@@ -239,7 +239,7 @@ def rebuilt_start(newest: MatchRecord) -> MatchRecord:
 
 
 async def _walk(
-    storage: MatchStorage, match_id: str, engine: Engine[Any], record: MatchRecord,
+    storage: StoredMatches, match_id: str, engine: Engine[Any], record: MatchRecord,
     after: int, upto: int, *, records_too: bool = False,
 ) -> _Walked:
     """The state at ``after``, the moves in ``(after, upto]`` (and, ``records_too``, the

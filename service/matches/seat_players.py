@@ -19,14 +19,14 @@ from service.identity.callers import Caller, Credential
 from .models import SeatToken
 from .play import check_started
 from .records import LogRecord, MatchRecord
-from .storage import MatchStorage, busy
+from .storage import StoredMatches, busy
 from .views import hidden, seat_of
 
 MAX_ATTEMPTS = 16
 
 
 class SeatPlayers:
-    def __init__(self, storage: MatchStorage) -> None:
+    def __init__(self, storage: StoredMatches) -> None:
         self.storage = storage
 
     async def rename_player(self, match_id: str, app: str, player: str, name: str) -> bool:

@@ -33,8 +33,8 @@ from .due import DueSignals
 from .models import GameInfo, MatchState
 from .read import Reads
 from .seat_players import SeatPlayers
-from .storage import DEFAULT_WAITING_TTL, MatchStorage, Written
-from .tickets import DEFAULT_TICKET_SECONDS, StreamTickets
+from .seat_tickets import DEFAULT_TICKET_SECONDS, StreamTickets
+from .storage import DEFAULT_WAITING_TTL, StoredMatches, Written
 from .timeouts import Timeouts, Warner
 from .watch import Watching
 
@@ -70,7 +70,7 @@ class MatchService:
         min_move_seconds: int = MIN_MOVE_SECONDS,
         waiting_ttl: int | None = DEFAULT_WAITING_TTL,
     ) -> None:
-        self.storage = MatchStorage(
+        self.storage = StoredMatches(
             store, ttl_finished=ttl_finished, ttl_idle=ttl_idle,
             metrics=metrics or Metrics(), clock=clock,
         )
@@ -109,7 +109,7 @@ class MatchService:
     def subscribe(self, on_write: WriteListener | None = None, *,
                   on_warning: Warner | None = None) -> None:
         """Register listeners: ``on_write`` hears of every write that landed, once it is
-        stored (its failure is logged, never the writer's: ``MatchStorage.tell``);
+        stored (its failure is logged, never the writer's: ``StoredMatches.tell``);
         ``on_warning`` of every deadline warning the clock worker fires (``Timeouts``).
         The player feed and the webhooks subscribe so."""
         if on_write is not None:

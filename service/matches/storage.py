@@ -1,6 +1,6 @@
 """Match records in the store: loading, writing and creating them, as service problems.
 
-``MatchStorage`` is the one place that talks to the ``MatchStore``: it decodes records
+``StoredMatches`` is the one place that talks to the ``MatchStore``: it decodes records
 (``records.py``), applies the TTLs, and turns the store's failures into ``ApiError``s
 (``store_unavailable`` with ``retryAfter``, ``store_full`` when it refuses a write for want
 of room, ``match_not_found``).
@@ -103,7 +103,7 @@ class Written:
     entry: LogRecord | None
 
 
-class MatchStorage:
+class StoredMatches:
     """Records of matches on ``store``. ``ttl_finished`` / ``ttl_idle``: seconds a finished /
     an active match is kept after its last write (None: forever); ``clock``: wall seconds."""
 

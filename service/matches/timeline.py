@@ -26,7 +26,7 @@ from .models import MatchState
 from .play import game_state
 from .records import LogRecord, MatchRecord
 from .replay import SeatChange, replay_step, seat_change, with_handover
-from .storage import MatchStorage
+from .storage import StoredMatches
 from .views import state_of
 
 FRAMES = 16
@@ -144,7 +144,7 @@ class Frame:
 class Timeline:
     """The last ``FRAMES`` versions of one match on this replica."""
 
-    def __init__(self, storage: MatchStorage, match_id: str, engine: Engine[Any],
+    def __init__(self, storage: StoredMatches, match_id: str, engine: Engine[Any],
                  version: int, record: MatchRecord) -> None:
         self.storage = storage
         self.match_id = match_id
@@ -231,7 +231,7 @@ def stored_frame(match_id: str, version: int, engine: Engine[Any],
 class Timelines:
     """The timelines of the matches watched on this replica (shared, counted)."""
 
-    def __init__(self, storage: MatchStorage) -> None:
+    def __init__(self, storage: StoredMatches) -> None:
         self.storage = storage
         self._open: dict[str, Timeline] = {}
 

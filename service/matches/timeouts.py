@@ -24,7 +24,7 @@ from . import absence
 from .clocking import DEADLINES, wake_at, warnings_due
 from .due import DueSignals
 from .records import LogRecord, MatchRecord
-from .storage import MatchStorage
+from .storage import StoredMatches
 
 log = logging.getLogger("skyline.clocks")
 
@@ -43,7 +43,7 @@ class Fired:
     fired_at: int
 
 
-def timed_out(record: MatchRecord, seat: int, version: int, now_ms: int,
+def after_timeout(record: MatchRecord, seat: int, version: int, now_ms: int,
               updated: int) -> tuple[MatchRecord, dict[str, Any]]:
     """The record after ``seat`` ran out of time at ``version``, and its log entry."""
     policy = record.on_timeout
@@ -67,7 +67,7 @@ so it must be idempotent (the feed appends once per activation)."""
 
 
 class Timeouts:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+    def __init__(self, storage: StoredMatches, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
         self.warners: list[Warner] = []
@@ -93,7 +93,7 @@ class Timeouts:
                 await self._settle(match_id, claimed_ms, record, now_ms)
                 return fired
             deadline, seat = due[0]
-            after, action = timed_out(record, seat, version + 1, now_ms, storage.now())
+            after, action = after_timeout(record, seat, version + 1, now_ms, storage.now())
             stored = await storage.write(match_id, version, after,
                                          LogRecord(seat=None, action=action), before=record)
             if stored is None:

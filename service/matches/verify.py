@@ -32,7 +32,7 @@ from service.games.base import Engine, IllegalAction
 from . import seeds
 from .records import LogRecord, MatchRecord
 from .replay import initial_state, replay_step
-from .storage import MatchStorage
+from .storage import StoredMatches
 
 
 @dataclass
@@ -82,7 +82,7 @@ def _canonical(engine: Engine[Any], data: bytes) -> bytes:
 
 
 async def verify(
-    storage: MatchStorage, match_id: str, *, published: str | None = None
+    storage: StoredMatches, match_id: str, *, published: str | None = None
 ) -> Verdict:
     """Check the match ``match_id`` (see the module's text). ``published``: the commitment a
     player noted when the match started (hex), compared too. Raises ``ApiError`` when the

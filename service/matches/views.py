@@ -157,7 +157,7 @@ def state_of(
 ) -> MatchState:
     """The match at ``version`` as ``seat`` (None: a spectator) sees it (``state`` None: a
     match that waits for players or was cancelled: no game, no view). ``now_ms``: the
-    store's time, for the clocks (``MatchStorage.store_clock``; None: this host's).
+    store's time, for the clocks (``StoredMatches.store_clock``; None: this host's).
     ``timed``: ``record`` is the version's stored record (False: one rebuilt from the log,
     whose clocks and latest write time are not this version's: shown as null)."""
     if state is None:

@@ -29,7 +29,7 @@ from .bot_seats import bot_seats
 from .due import DueSignals
 from .models import MatchState
 from .records import LogRecord, MatchRecord, SeatPlayer
-from .storage import MatchStorage, busy
+from .storage import StoredMatches, busy
 from .views import hidden, no_seat, state_of
 
 MAX_ATTEMPTS = 64
@@ -93,8 +93,8 @@ def _filled(record: MatchRecord) -> bool:
     return all(seat not in record.bots for seat in record.open_seats)
 
 
-class Waiting:
-    def __init__(self, storage: MatchStorage, due: DueSignals) -> None:
+class WaitingMatches:
+    def __init__(self, storage: StoredMatches, due: DueSignals) -> None:
         self.storage = storage
         self.due = due
 

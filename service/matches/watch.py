@@ -33,7 +33,7 @@ from . import absence, invites
 from .models import MatchState
 from .records import MatchRecord
 from .replay import SeatChange, seat_change, versions_between
-from .storage import RETRY_AFTER_SECONDS, MatchStorage
+from .storage import RETRY_AFTER_SECONDS, StoredMatches
 from .timeline import Frame, Timeline, Timelines
 from .views import seat_of, view_revoked
 
@@ -172,7 +172,7 @@ class _Holder:
 class Watching:
     """The live side of the match service on this replica."""
 
-    def __init__(self, storage: MatchStorage, hub: LiveHub, *,
+    def __init__(self, storage: StoredMatches, hub: LiveHub, *,
                  resume_window: int = DEFAULT_RESUME_WINDOW) -> None:
         self.storage = storage
         self.hub = hub

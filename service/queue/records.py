@@ -61,7 +61,7 @@ def match_id_of(salt: str, number: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Waiting:
+class QueueEntry:
     ticket: str
     player: str
     name: str
@@ -82,7 +82,7 @@ class Seat:
     player: str
     name: str
     quota: str | None = None
-    """``Waiting.quota`` of the player seated."""
+    """``QueueEntry.quota`` of the player seated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,7 @@ class QueueDoc:
     options: dict[str, Any]
     salt: str
     n: int = 0
-    waiting: tuple[Waiting, ...] = ()
+    waiting: tuple[QueueEntry, ...] = ()
     forming: Forming | None = None
     done: dict[str, Done] = field(default_factory=dict)
 
@@ -129,7 +129,7 @@ class QueueDoc:
         return cls(
             app=raw["app"], game=raw["game"], players=raw["players"], rules=raw["rules"],
             options=raw["options"], salt=raw["salt"], n=raw["n"],
-            waiting=tuple(Waiting(**w) for w in raw["waiting"]),
+            waiting=tuple(QueueEntry(**w) for w in raw["waiting"]),
             forming=None if forming is None else Forming(
                 match=forming["match"], at=forming["at"],
                 seats=tuple(None if s is None else Seat(**s) for s in forming["seats"]),

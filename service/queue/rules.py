@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 
-from .records import Done, Forming, QueueDoc, Seat, Waiting, match_id_of
+from .records import Done, Forming, QueueDoc, QueueEntry, Seat, match_id_of
 
 TICKET_SECONDS = 600
 """Default: a ticket not polled for this long expires."""
@@ -45,7 +45,7 @@ def tidy(doc: QueueDoc, now: int, policy: Policy) -> QueueDoc:
     """Tickets not polled for too long expire; tickets out of the queue for ``keep_ms`` are
     forgotten."""
     done = {t: d for t, d in doc.done.items() if now - d.at <= policy.keep_ms}
-    waiting: list[Waiting] = []
+    waiting: list[QueueEntry] = []
     for entry in doc.waiting:
         if now - entry.seen > policy.expire_ms:
             done[entry.ticket] = Done(entry.player, "expired", now)
@@ -56,7 +56,7 @@ def tidy(doc: QueueDoc, now: int, policy: Policy) -> QueueDoc:
     return doc.but(waiting=tuple(waiting), done=done)
 
 
-def fill_due(entry: Waiting) -> int | None:
+def fill_due(entry: QueueEntry) -> int | None:
     """When (ms) bots may fill a match for ``entry``; None: never."""
     return None if entry.fill is None else entry.queued + entry.fill * 1000
 

@@ -48,8 +48,8 @@ from .records import (
     Done,
     Forming,
     QueueDoc,
+    QueueEntry,
     Seat,
-    Waiting,
     digest_of_ticket,
     new_ticket,
     queue_digest,
@@ -102,7 +102,7 @@ class QueueService:
                       quota: str | None = None) -> tuple[QueueTicket, bool]:
         """The caller's ticket in the queue of compatible players (its existing one, if it
         holds one there: ``False``), and the match if it completed one. ``quota``: the
-        address a guest's match counts against too when it is formed (``Waiting.quota``)."""
+        address a guest's match counts against too when it is formed (``QueueEntry.quota``)."""
         who = _queuer(caller)
         engine = engine_for_new(req.game)
         if not engine.min_players <= req.players <= engine.max_players:
@@ -134,7 +134,7 @@ class QueueService:
                 return self._form(rules.refreshed(doc, mine, now, self.policy), now)
             ticket = new_ticket(digest)
             held.append((ticket, True))
-            entry = Waiting(ticket, player, name, now, now, req.fill_with_bots_after_seconds,
+            entry = QueueEntry(ticket, player, name, now, now, req.fill_with_bots_after_seconds,
                             quota)
             return self._form(doc.but(waiting=(*doc.waiting, entry)), now)
 

@@ -32,7 +32,7 @@ RETRIES = 16
 DEFAULT_PER_PLAYER = 5
 DEFAULT_PER_ADDRESS = 20
 
-Waiting = Callable[[Sequence[str]], Awaitable[list[bool | None]]]
+WaitingCheck = Callable[[Sequence[str]], Awaitable[list[bool | None]]]
 """Of each match: True while it is a public table waiting for players, False once not, None
 when it does not exist (expired, or not written yet)."""
 
@@ -47,7 +47,7 @@ def too_many(limit: int) -> ApiError:
 
 
 class WaitingTablesCap:
-    def __init__(self, store: DocStore, waiting: Waiting, *, per_player: int,
+    def __init__(self, store: DocStore, waiting: WaitingCheck, *, per_player: int,
                  per_address: int, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.waiting = waiting

@@ -18,7 +18,7 @@ from service.identity.callers import Caller, Credential
 from service.matches import MatchService
 from service.matches.models import CreateMatchRequest, CreateMatchResponse, MatchState
 from service.matches.records import MatchRecord
-from service.matches.waiting import Member, Waiting
+from service.matches.waiting import Member, WaitingMatches
 from service.players import PlayerService
 
 from .lists import ACTIVE, WAITING, LobbyIndexes
@@ -32,7 +32,7 @@ class TableService:
     def __init__(self, players: PlayerService, matches: MatchService) -> None:
         self.players = players
         self.matches = matches
-        self.waiting = Waiting(matches.storage, matches.due)
+        self.waiting = WaitingMatches(matches.storage, matches.due)
         self.lists = LobbyIndexes(players.store, matches)
 
     async def create_match(

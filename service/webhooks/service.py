@@ -31,7 +31,7 @@ from service.players.docs import Docs
 from service.players.records import PlayerRecord
 from service.store import DocStore
 
-from . import events, signing
+from . import payloads, signing
 from .budget import GUEST_APP_DEFAULT, GUEST_DEFAULT, GuestBudget, Window
 from .endpoints import MAX_ENDPOINTS, Endpoint, Endpoints, Health, new_endpoint_id
 from .models import (
@@ -299,7 +299,7 @@ class WebhookService:
         endpoint = await self._own(caller, endpoint_id)
         now = await self.outbox.now_ms()
         msg = message_id(endpoint.app, endpoint.id, "ping", now, secrets.token_hex(8))
-        await self.outbox.enqueue(events.ping(endpoint.app, endpoint, msg, now))
+        await self.outbox.enqueue(payloads.ping(endpoint.app, endpoint, msg, now))
         self.queued.set()
         return PingQueued(webhook_id=endpoint.id, event_id=msg)
 
@@ -332,11 +332,11 @@ class WebhookService:
         endpoints = [e for e in await self.endpoints.cached(app) if e.enabled]
         if not endpoints:
             return
-        wanted = events.players_of(written)
+        wanted = payloads.players_of(written)
         found = await self.players.directory.get_many(wanted)
         records = {r.id: r for r in found if r is not None}
         now = await self.outbox.now_ms()
-        messages = events.messages(written, endpoints, records, now)
+        messages = payloads.messages(written, endpoints, records, now)
         if self.budget is not None:
             messages = await self._within_budget(app, messages, records)
         queued = await asyncio.gather(*(self.outbox.enqueue(m) for m in messages))
@@ -351,7 +351,7 @@ class WebhookService:
         assert self.budget is not None
         about: dict[str, list[Message]] = {}
         for message in messages:
-            about.setdefault(events.player_of(message), []).append(message)
+            about.setdefault(payloads.player_of(message), []).append(message)
         kept: list[Message] = []
         for player, theirs in about.items():
             record = records.get(player)
@@ -422,7 +422,7 @@ class WebhookService:
         if not loaded or loaded[0] is None:
             return False
         now = await self.outbox.now_ms()
-        return (events.deadlines(loaded[0][1]).get(check.seat) == check.deadline
+        return (payloads.deadlines(loaded[0][1]).get(check.seat) == check.deadline
                 and now < check.deadline)
 
     async def _finish(self, version: int, message: Message, claimed_ms: int,

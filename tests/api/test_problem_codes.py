@@ -30,7 +30,7 @@ SERVICE = ROOT / "service"
 
 MATCH_OPS = ("getMatch", "getLegalMoves", "act", "handSeatToBot", "getLog", "streamEvents",
              "getBoardSvg", "createStreamTicket", "resignSeat", "reclaimSeat")
-"""Operations that load a match (``MatchStorage.load``) and know the caller's seat."""
+"""Operations that load a match (``StoredMatches.load``) and know the caller's seat."""
 BODY_OPS = ("createMatch", "act", "handSeatToBot", "createPlayer", "enqueue", "joinMatch",
             "startMatch", "createInvitation", "createWebhook", "updateWebhook")
 QUEUE_OPS = ("enqueue", "getQueueTicket", "leaveQueue")
@@ -120,7 +120,7 @@ SITES: dict[str, tuple[str, ...]] = {
                                                "resignSeat", "reclaimSeat"),
     "service/matches/create.py::Creation._waiting": ("createMatch",),
     "service/matches/create.py::clock_settings": ("createMatch",),
-    "service/matches/storage.py::MatchStorage.expire": MATCH_READ,  # from load: busy
+    "service/matches/storage.py::StoredMatches.expire": MATCH_READ,  # from load: busy
     "service/matches/views.py::hidden": (*MATCH_READ,),
     # The lobby's tables (issue 17).
     "service/api/operations/tables.py::game_param": LIST_OPS,
@@ -132,11 +132,11 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/players/service.py::PlayerService.member": (
         *TABLE_OPS, "createInvitation", "revokeInvitation", "listMyInvitations",
         "acceptInvitation", "declineInvitation"),
-    "service/matches/waiting.py::Waiting._check_creator": ("startMatch", "cancelMatch"),
-    "service/matches/waiting.py::Waiting.join": ("joinMatch", "acceptInvitation"),
-    "service/matches/waiting.py::Waiting.leave": ("leaveMatch",),
-    "service/matches/waiting.py::Waiting.start": ("startMatch",),
-    "service/matches/waiting.py::Waiting.cancel": ("cancelMatch",),
+    "service/matches/waiting.py::WaitingMatches._check_creator": ("startMatch", "cancelMatch"),
+    "service/matches/waiting.py::WaitingMatches.join": ("joinMatch", "acceptInvitation"),
+    "service/matches/waiting.py::WaitingMatches.leave": ("leaveMatch",),
+    "service/matches/waiting.py::WaitingMatches.start": ("startMatch",),
+    "service/matches/waiting.py::WaitingMatches.cancel": ("cancelMatch",),
     "service/matches/waiting.py::_cancelled": ("joinMatch", "leaveMatch", "startMatch",
                                                "cancelMatch", "acceptInvitation"),
     "service/matches/waiting.py::_started": ("joinMatch", "startMatch", "cancelMatch",
@@ -165,17 +165,17 @@ SITES: dict[str, tuple[str, ...]] = {
                                            "acceptInvitation", "declineInvitation"),
     "service/matches/play.py::play": ("act",),
     "service/matches/storage.py::busy": (),  # counted where it is called
-    "service/matches/storage.py::check_rules": (  # from MatchStorage.load
+    "service/matches/storage.py::check_rules": (  # from StoredMatches.load
         *MATCH_READ, "getInvitation", "redeemInvitation"),
     "service/matches/read.py::Reads.log": ("getLog",),  # limit out of 1..200
-    "service/matches/storage.py::MatchStorage.create": ("createMatch",),
-    "service/matches/storage.py::MatchStorage.load": MATCH_READ,
-    "service/matches/storage.py::MatchStorage.write": ("act", "handSeatToBot",
+    "service/matches/storage.py::StoredMatches.create": ("createMatch",),
+    "service/matches/storage.py::StoredMatches.load": MATCH_READ,
+    "service/matches/storage.py::StoredMatches.write": ("act", "handSeatToBot",
                                                        "renewSeatToken", *TABLE_OPS,
                                                        "resignSeat", "reclaimSeat"),
-    "service/matches/storage.py::MatchStorage.guard": ("createMatch", *MATCH_READ,
+    "service/matches/storage.py::StoredMatches.guard": ("createMatch", *MATCH_READ,
                                                         *QUEUE_OPS),
-    "service/matches/storage.py::MatchStorage.guard_iter": ("streamEvents",),
+    "service/matches/storage.py::StoredMatches.guard_iter": ("streamEvents",),
     # And GraphQL's subscriptions.
     "service/live/hub.py::LiveHub.admit": ("streamEvents", "streamPlayerEvents"),
     "service/matches/watch.py::Watching.follow": ("streamEvents",),
@@ -184,19 +184,19 @@ SITES: dict[str, tuple[str, ...]] = {
     "service/matches/watch.py::_to_bot": ("streamEvents",),  # issue 18: a bot took the seat
     # ... and its JWT's expiry, on the match's stream and the player's feed.
     "service/matches/watch.py::expired": ("streamEvents", "streamPlayerEvents"),
-    "service/api/rest/events.py::_mode": ("streamEvents",),
-    "service/api/rest/events.py::_snapshot_every": ("streamEvents",),
+    "service/api/rest/match_stream.py::_mode": ("streamEvents",),
+    "service/api/rest/match_stream.py::_snapshot_every": ("streamEvents",),
     "service/matches/views.py::seat_of": MATCH_READ,
     "service/matches/views.py::view_revoked": MATCH_READ,
     "service/matches/views.py::no_seat": ("act", "handSeatToBot", "createStreamTicket",
                                           "resignSeat",
                                           "renewSeatToken", "leaveMatch", "rematchMatch",
                                           "createInvitation", "revokeInvitation"),
-    "service/matches/tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
-    "service/matches/tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
+    "service/matches/seat_tickets.py::StreamTickets.issue_stream_ticket": ("createStreamTicket",),
+    "service/matches/seat_tickets.py::StreamTickets.seat_of_ticket": ("streamEvents",),
     # Single-use tickets (issue 31, item 12): the match's stream and the player feed.
-    "service/limits/tickets.py::TicketClaims.claim": ("streamEvents", "streamPlayerEvents"),
-    "service/api/rest/tickets.py::stream_seat": ("streamEvents",),
+    "service/limits/ticket_claims.py::TicketClaims.claim": ("streamEvents", "streamPlayerEvents"),
+    "service/api/rest/stream_credentials.py::stream_seat": ("streamEvents",),
     "service/matches/wire.py::parse_options": ("createMatch", "enqueue"),
     "service/matches/wire.py::parse_action": ("act",),
     "service/cli.py::show": (),  # the command line, not the API

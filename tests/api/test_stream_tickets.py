@@ -21,7 +21,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from service.identity import tickets
+from service.identity import stream_tickets
 from service.identity.seats import digest
 from tests.api.conftest import Match, bearer, create, free_port, make_app, serve_in_thread
 from tests.api.sse import read_states
@@ -74,21 +74,21 @@ KEYS = (digest("sky_seat0"), digest("sky_seat1"), None)
 
 
 def test_a_ticket_names_its_seat_until_it_expires() -> None:
-    issued = tickets.issue(KEYS[1], "m1", 1, NOW + 0.9, LIFETIME)
+    issued = stream_tickets.issue(KEYS[1], "m1", 1, NOW + 0.9, LIFETIME)
     assert issued.ticket.startswith("skt_1:") and issued.seat == 1
-    again = tickets.issue(KEYS[1], "m1", 1, NOW + 0.9, LIFETIME)
+    again = stream_tickets.issue(KEYS[1], "m1", 1, NOW + 0.9, LIFETIME)
     assert again.ticket != issued.ticket  # a nonce: each ticket single-use on its own
     assert issued.expires == int(NOW) + LIFETIME + 1
-    for now in (NOW, NOW + LIFETIME, issued.expires - 0.01, NOW - tickets.CLOCK_SKEW):
-        assert tickets.verify(issued.ticket, "m1", KEYS, now, LIFETIME) == 1, now
-    for now in (issued.expires, NOW - tickets.CLOCK_SKEW - 1):
-        with pytest.raises(tickets.TicketRefused) as refused:
-            tickets.verify(issued.ticket, "m1", KEYS, now, LIFETIME)
+    for now in (NOW, NOW + LIFETIME, issued.expires - 0.01, NOW - stream_tickets.CLOCK_SKEW):
+        assert stream_tickets.verify(issued.ticket, "m1", KEYS, now, LIFETIME) == 1, now
+    for now in (issued.expires, NOW - stream_tickets.CLOCK_SKEW - 1):
+        with pytest.raises(stream_tickets.TicketRefused) as refused:
+            stream_tickets.verify(issued.ticket, "m1", KEYS, now, LIFETIME)
         assert refused.value.reason == "expired"
 
 
 def test_a_forged_or_foreign_ticket_is_invalid() -> None:
-    good = tickets.issue(KEYS[0], "m1", 0, NOW, LIFETIME).ticket
+    good = stream_tickets.issue(KEYS[0], "m1", 0, NOW, LIFETIME).ticket
     body = good.removeprefix("skt_")
     middle = len(good) - 10  # inside the signature: every bit of it counts
     flipped = good[:middle] + ("A" if good[middle] != "A" else "B") + good[middle + 1:]
@@ -118,8 +118,8 @@ def test_a_forged_or_foreign_ticket_is_invalid() -> None:
            for n, alias in enumerate(aliases)},
     }
     for name, (match_id, keys, ticket) in candidates.items():
-        with pytest.raises(tickets.TicketRefused) as refused:
-            tickets.verify(ticket, match_id, keys, NOW, LIFETIME)
+        with pytest.raises(stream_tickets.TicketRefused) as refused:
+            stream_tickets.verify(ticket, match_id, keys, NOW, LIFETIME)
         assert refused.value.reason == "invalid", name
 
 

@@ -14,6 +14,7 @@ from service.clocks import (
     SeatClock,
     TimeControl,
     deadline_of,
+    out_of_time,
     parse_on_timeout,
     parse_time_control,
     reclaimed,
@@ -21,7 +22,6 @@ from service.clocks import (
     start_clocks,
     step_clocks,
     stopped,
-    timed_out,
 )
 from service.clocks.controls import MAX_MOVE_SECONDS
 
@@ -147,12 +147,12 @@ def test_untimed_matches_still_say_when_each_turn_began() -> None:
 def test_timeout_resign_and_reclaim_clocks() -> None:
     live = parse_time_control(LIVE)
     clock = SeatClock(since=0, left=1_000, activation=3)
-    assert timed_out(live, clock) == SeatClock(None, 0, 3)
+    assert out_of_time(live, clock) == SeatClock(None, 0, 3)
     assert stopped(live, clock, now=400) == SeatClock(None, 600, 3)
     # Taken back from a bot while active: the clock as it was (issue 31, item 7: no new
     # activation, no time added); one found stopped starts with the time it had.
     assert reclaimed(live, clock, active=True, now=5_000, version=9) == clock
-    back = reclaimed(live, timed_out(live, clock), active=True, now=5_000, version=9)
+    back = reclaimed(live, out_of_time(live, clock), active=True, now=5_000, version=9)
     assert back == SeatClock(5_000, 0, 9)
     corr = parse_time_control({"correspondence": {"secondsPerMove": 100}})
     idle = reclaimed(corr, SeatClock(None, None, 2), active=False, now=5_000, version=9)

@@ -141,7 +141,7 @@ async def test_a_delivery_an_older_build_scheduled_is_delivered(
         stack: Stack, receiver: Receiver) -> None:
     """A rolling upgrade: a message stored and scheduled the way builds before lanes did
     (one schedule of messages) is moved to its lane and delivered."""
-    from service.webhooks import events
+    from service.webhooks import payloads
 
     app = await stack.app()
     hook = await stack.endpoint(app, receiver, "/old")
@@ -149,7 +149,7 @@ async def test_a_delivery_an_older_build_scheduled_is_delivered(
     assert endpoint is not None
     now = await stack.hooks.outbox.now_ms()
     msg = message_id(app.app, hook, "ping", now, "legacy")
-    message = events.ping(app.app, endpoint, msg, now)
+    message = payloads.ping(app.app, endpoint, msg, now)
     store = stack.hooks.outbox.store
     assert await store.put_doc(f"whmsg:{msg}", 0, message.encode())
     await stack.hooks.outbox.schedules.schedule_lower(LEGACY_SCHEDULE, msg, now)
@@ -163,7 +163,7 @@ async def test_a_process_dying_between_a_lanes_writes_loses_no_delivery(
     """Scheduling a message is three writes: the lane's entry lowered, the message added to
     the lane, the entry lowered again. Dying after the second leaves a message the workers
     still find."""
-    from service.webhooks import events
+    from service.webhooks import payloads
     from service.webhooks.outbox import LANES, lane_key, lane_member
 
     app = await stack.app()
@@ -174,7 +174,7 @@ async def test_a_process_dying_between_a_lanes_writes_loses_no_delivery(
     now = await outbox.now_ms()
     msg = message_id(app.app, hook, "ping", now, "crash")
     assert await outbox.store.put_doc(f"whmsg:{msg}", 0,
-                                      events.ping(app.app, endpoint, msg, now).encode())
+                                      payloads.ping(app.app, endpoint, msg, now).encode())
     await outbox.schedules.schedule_lower(LANES, lane_member(app.app, hook), now)
     await outbox.schedules.schedule_lower(lane_key(hook), msg, now)
     # ... and the process died here: no second lower.

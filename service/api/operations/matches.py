@@ -18,8 +18,8 @@ from service.matches.models import (
 )
 
 from ..rest.actions import act
-from ..rest.events import match_events
 from ..rest.http import query_count
+from ..rest.match_stream import match_events
 from . import codes
 from .base import (
     ETAG_HEADER,

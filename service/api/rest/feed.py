@@ -19,10 +19,10 @@ from service.matches.watch import Revoked
 from service.players.feed import FeedItem, FeedReset
 
 from ..rate_limits import budgets_on, stream_client
-from .events import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
 from .http import non_negative_int, players_of, query_count, service_of, token_of
+from .match_stream import SEND_TIMEOUT_SECONDS, SSE_PING_SECONDS
 from .sse import EventStream, encode
-from .tickets import TICKET_PARAM, claim_ticket
+from .stream_credentials import TICKET_PARAM, claim_ticket
 
 
 async def player_events(request: Request) -> Response:
@@ -37,7 +37,7 @@ async def player_events(request: Request) -> Response:
         if len(tickets) > 1:
             raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
         player = await players.player_of_feed_ticket(tickets[0])
-        await claim_ticket(request, tickets[0])  # single-use (limits.tickets)
+        await claim_ticket(request, tickets[0])  # single-use (limits.ticket_claims)
         expires_at = None
     else:
         credential = await token_of(request)

@@ -12,13 +12,13 @@ from service.errors import ApiError
 from service.i18n import T
 from service.identity import checked
 from service.live import LiveHub, Shutdown
-from service.matches.tickets import ticket_seat_key
+from service.matches.seat_tickets import ticket_seat_key
 from service.matches.watch import DEFAULT_SNAPSHOT_EVERY, LiveEvent, Mode, Revoked
 
 from ..rate_limits import stream_client
 from .http import non_negative_int, query_count, service_of
 from .sse import EventStream, encode
-from .tickets import stream_seat
+from .stream_credentials import stream_seat
 
 SSE_PING_SECONDS = 15
 SEND_TIMEOUT_SECONDS = 30

@@ -1,8 +1,8 @@
-"""``stream_seat``: who opens an event stream (``events.py``) -- its seat token, or a
+"""``stream_seat``: who opens an event stream (``match_stream.py``) -- its seat token, or a
 short-lived stream ticket (``createStreamTicket``, ``service.api.operations.matches``).
 
 A browser's ``EventSource`` cannot send ``Authorization``: it opens
-``/v1/matches/{id}/events?ticket=skt_...`` instead (``service.identity.tickets``). The ticket
+``/v1/matches/{id}/events?ticket=skt_...`` instead (``service.identity.stream_tickets``). The ticket
 is a credential on the event stream only: anywhere else ``ticket`` is an unknown query
 parameter, ignored like any other. Access logs never show it (``service.api.logs``).
 """
@@ -14,7 +14,7 @@ from starlette.requests import Request
 from service.errors import ApiError
 from service.i18n import T
 from service.identity.callers import Credential
-from service.limits.tickets import TicketClaims
+from service.limits.ticket_claims import TicketClaims
 
 from .http import service_of, token_of
 
@@ -37,7 +37,7 @@ async def stream_seat(request: Request) -> tuple[Credential, int | None]:
         raise ApiError.of("malformed", T("Give {name} once.", name=TICKET_PARAM))
     match_id = request.path_params["match_id"]
     seat = await service_of(request).seat_of_ticket(match_id, tickets[0])
-    await claim_ticket(request, tickets[0])  # single-use (limits.tickets)
+    await claim_ticket(request, tickets[0])  # single-use (limits.ticket_claims)
     return None, seat
 
 

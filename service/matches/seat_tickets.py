@@ -1,4 +1,4 @@
-"""Stream tickets for a match's seats (``service.identity.tickets``): issued for a seat's
+"""Stream tickets for a match's seats (``service.identity.stream_tickets``): issued for a seat's
 token, checked when an event stream opens with one."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from service.errors import ApiError
-from service.identity import checked, tickets
+from service.identity import checked, stream_tickets
 from service.identity.callers import Credential
 
 from .models import StreamTicket
-from .storage import MatchStorage
+from .storage import StoredMatches
 from .views import minted_by_app, seat_of
 
 DEFAULT_TICKET_SECONDS = 60
@@ -18,7 +18,7 @@ DEFAULT_TICKET_SECONDS = 60
 
 
 class StreamTickets:
-    def __init__(self, storage: MatchStorage, lifetime: int = DEFAULT_TICKET_SECONDS) -> None:
+    def __init__(self, storage: StoredMatches, lifetime: int = DEFAULT_TICKET_SECONDS) -> None:
         self.storage = storage
         self.lifetime = lifetime
 
@@ -36,7 +36,7 @@ class StreamTickets:
         assert seat is not None
         key = record.tokens[seat]
         assert key is not None  # seat_of matched it
-        issued = tickets.issue(key, match_id, seat, self.storage.clock(), self.lifetime)
+        issued = stream_tickets.issue(key, match_id, seat, self.storage.clock(), self.lifetime)
         return StreamTicket(
             ticket=issued.ticket, expires_at=datetime.fromtimestamp(issued.expires, UTC)
         )
@@ -46,12 +46,12 @@ class StreamTickets:
         it is expired, tampered with, for another match, or its seat's token is gone."""
         _, record = await self.storage.load(match_id)
         try:
-            seat = tickets.verify(
+            seat = stream_tickets.verify(
                 ticket, match_id, record.tokens, self.storage.clock(), self.lifetime
             )
             checked.note(ticket_seat_key(match_id, seat), own=minted_by_app(record))
             return seat
-        except tickets.TicketRefused as refused:
+        except stream_tickets.TicketRefused as refused:
             if refused.reason == "expired":
                 raise ApiError.of(
                     "ticket_invalid",

@@ -71,7 +71,7 @@ def issue(key: str, match_id: str, seat: int, now: float, lifetime: int) -> Tick
     """A ticket for ``seat`` of ``match_id``, signed with that seat's ``key`` (its token
     digest), valid for ``lifetime`` seconds from ``now``."""
     # A nonce after the seat: two tickets issued in one second differ, so that each is
-    # single-use on its own (limits.tickets).
+    # single-use on its own (limits.ticket_claims).
     value = f"{seat}{NONCE_SEPARATOR}{secrets.token_urlsafe(6)}"
     signed = _Signer(key, match_id, now).sign(value).decode("ascii")
     return Ticket(TICKET_PREFIX + signed, seat, int(now) + lifetime + 1)
