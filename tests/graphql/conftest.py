@@ -11,7 +11,9 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from service.api.graphql import graphql_routes
-from service.matches import MatchService
+from service.composition import build_services
+from service.limits import LimitSettings
+from service.settings import Settings
 from service.store import MatchStore, RedisStore, SqliteStore
 from tests.graphql.client import GraphQLClient
 from tests.support.live_serve import live_serve  # noqa: F401 (the fixture, for the suite)
@@ -28,10 +30,23 @@ def toy_game() -> Iterator[None]:
 
 
 def graphql_app(store: MatchStore) -> tuple[Starlette, Any]:
-    service = MatchService(store, ttl_finished=None, ttl_idle=None)
-    routes = graphql_routes(service, allowed_origins=["https://play.example"])
+    """An app serving ``/graphql`` alone, with every service the composition root builds
+    (the fields generated from the operation table reach the player, table and invitation
+    services through the app's state, as in ``create_app``); no worker loops, no limits."""
+    settings = Settings(limits=LimitSettings(enabled=False), worker=False)
+    services = build_services(settings, store)
+    routes = graphql_routes(services.matches, allowed_origins=["https://play.example"],
+                            players=services.players)
     app = Starlette(routes=routes)
-    app.state.match_service = service
+    app.state.services = services
+    app.state.match_service = services.matches
+    app.state.player_service = services.players
+    app.state.queue_service = services.queue
+    app.state.table_service = services.tables
+    app.state.invitation_service = services.invitations
+    app.state.rematch = services.rematch
+    app.state.webhook_service = services.webhooks
+    app.state.settings = settings
     return app, routes[0].endpoint.schema
 
 

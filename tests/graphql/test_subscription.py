@@ -69,7 +69,8 @@ def test_spectator_stream_shows_public_information_only(gql: GraphQLClient) -> N
     [
         ({"authorization": "Basic dXNlcjpwYXNz"}, 4401, "unauthorized"),
         ({"authorization": "Bearer"}, 4401, "unauthorized"),
-        ({"authorization": "Bearer not-a-seat-token"}, 4401, "unauthorized"),
+        # Neither a seat token nor a player's: what the app's authenticator says of it.
+        ({"authorization": "Bearer not-a-seat-token"}, 4401, "malformed_token"),
         ({"Authorization": 42}, 4400, "malformed"),
         ({"matchId": 7}, 4400, "malformed"),
         (["authorization", "Bearer x"], 4400, "malformed"),
