@@ -28,7 +28,13 @@ from service.api.proxies import TrustedProxyHeaders
 from service.api.rate_limits import Budgets, RateLimits, build_limits, formed_quota
 from service.api.request_ids import RequestIds
 from service.api.rest import rest_routes
-from service.composition import EMBEDDED_WORKER, build_services, open_store, replay_budget
+from service.composition import (
+    EMBEDDED_WORKER,
+    Services,
+    build_services,
+    open_store,
+    replay_budget,
+)
 from service.errors import ApiError
 from service.i18n import N_
 from service.limits.ticket_claims import TicketClaims
@@ -105,6 +111,19 @@ class SkylineApp(Starlette):
 
     def build_middleware_stack(self) -> ASGIApp:
         return RequestIds(super().build_middleware_stack(), trusted=self.trusted_proxies)
+
+
+def expose_services(app: Starlette, services: Services) -> None:
+    """Put ``services`` in ``app.state``, under the names the handlers read them by."""
+    app.state.services = services
+    app.state.match_service = services.matches
+    app.state.player_service = services.players
+    app.state.queue_service = services.queue
+    app.state.table_service = services.tables
+    app.state.invitation_service = services.invitations
+    app.state.rematch = services.rematch
+    app.state.webhook_service = services.webhooks
+    app.state.settings = services.settings
 
 
 def create_app(store: MatchStore | None = None, *, settings: Settings | None = None,
@@ -185,16 +204,8 @@ def create_app(store: MatchStore | None = None, *, settings: Settings | None = N
         lifespan=lifespan,
     )
     app.trusted_proxies = settings.trusted_proxies
-    app.state.services = services
-    app.state.match_service = services.matches
-    app.state.player_service = services.players
-    app.state.queue_service = services.queue
-    app.state.table_service = services.tables
-    app.state.invitation_service = services.invitations
-    app.state.rematch = services.rematch
-    app.state.webhook_service = services.webhooks
+    expose_services(app, services)
     app.state.store = the_store
-    app.state.settings = settings
     app.state.limits = limits
     app.state.ticket_claims = ticket_claims
     from service.workers.heartbeat import worker_check

@@ -11,6 +11,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from service.api.graphql import graphql_routes
+from service.app import expose_services
 from service.composition import build_services
 from service.limits import LimitSettings
 from service.settings import Settings
@@ -38,15 +39,7 @@ def graphql_app(store: MatchStore) -> tuple[Starlette, Any]:
     routes = graphql_routes(services.matches, allowed_origins=["https://play.example"],
                             players=services.players)
     app = Starlette(routes=routes)
-    app.state.services = services
-    app.state.match_service = services.matches
-    app.state.player_service = services.players
-    app.state.queue_service = services.queue
-    app.state.table_service = services.tables
-    app.state.invitation_service = services.invitations
-    app.state.rematch = services.rematch
-    app.state.webhook_service = services.webhooks
-    app.state.settings = settings
+    expose_services(app, services)
     return app, routes[0].endpoint.schema
 
 
